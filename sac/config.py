@@ -1,0 +1,89 @@
+"""One configuration object, read from arguments and ``SAC_*`` environment variables."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sac.errors import ConfigError
+
+DEFAULT_K_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class SacConfig:
+    workspace: Path = Path("workspace")  # corpora, summaries, indexes, runs, reviews
+    chroma_url: str | None = None  # e.g. http://127.0.0.1:8000 -> chromadb.HttpClient
+    chunk_size: int = 500  # characters
+    chunk_overlap: int = 0
+    summary_chars: int = 150  # target summary length
+    embedder: str = "minilm"  # packaged offline model; "minilm-onnx"; any sentence-transformers name or path; "openai:<model>"
+    embed_batch_size: int = 32
+    llm_model: str = "gpt-4o-mini"
+    llm_base_url: str | None = None  # any OpenAI-compatible server; None -> api.openai.com
+    openai_api_key: str | None = field(default=None, repr=False)  # never printed, never written
+    llm_concurrency: int = 4
+    llm_timeout_s: float = 120.0
+    max_file_mb: float = 50.0
+    hnsw_ef_search: int = 256
+    hnsw_ef_construction: int = 256
+    hnsw_max_neighbors: int = 32
+
+    def __post_init__(self) -> None:
+        if self.chunk_size < 1:
+            raise ConfigError(f"Expected chunk_size >= 1, got {self.chunk_size}")
+        if not 0 <= self.chunk_overlap < self.chunk_size:
+            raise ConfigError(
+                f"Expected 0 <= chunk_overlap < chunk_size ({self.chunk_size}), got {self.chunk_overlap}"
+            )
+        if self.summary_chars < 20:
+            raise ConfigError(f"Expected summary_chars >= 20, got {self.summary_chars}")
+        if self.llm_concurrency < 1:
+            raise ConfigError(f"Expected llm_concurrency >= 1, got {self.llm_concurrency}")
+        if self.max_file_mb <= 0:
+            raise ConfigError(f"Expected max_file_mb > 0, got {self.max_file_mb}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> SacConfig:
+        """Build a config from ``SAC_*`` variables and ``OPENAI_API_KEY``; ``overrides`` win."""
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            raw = environ.get(f"SAC_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _parse(f.name, f.type, raw)
+        if environ.get("OPENAI_API_KEY") and "openai_api_key" not in values:
+            values["openai_api_key"] = environ["OPENAI_API_KEY"]
+        if environ.get("OPENAI_BASE_URL") and "llm_base_url" not in values:
+            values["llm_base_url"] = environ["OPENAI_BASE_URL"]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    @property
+    def chunking_key(self) -> str:
+        return f"c{self.chunk_size}o{self.chunk_overlap}"
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings without secrets, for run folders and display."""
+        out = {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
+        out.pop("openai_api_key")
+        out["openai_api_key_set"] = self.openai_api_key is not None
+        return out
+
+
+def _parse(name: str, type_name: Any, raw: str) -> Any:
+    type_text = str(type_name)
+    try:
+        if type_text.startswith("int"):
+            return int(raw)
+        if type_text.startswith("float"):
+            return float(raw)
+    except ValueError:
+        raise ConfigError(f"SAC_{name.upper()} must be a number, got {raw!r}") from None
+    if type_text == "Path":
+        return Path(raw)
+    return raw
