@@ -1,0 +1,5 @@
+import sys
+
+from sac.cli import main
+
+sys.exit(main())

@@ -1,0 +1,314 @@
+"""``python -m sac``: everything the app does, scriptable.
+
+Examples:
+  python -m sac eval --benchmark data/demo --methods baseline,sac-generic,sac-expert
+  python -m sac eval --datasets contractnli --pool ../shared/data/sources/contractnli/test.json
+  python -m sac ingest --benchmark data/demo --methods baseline,sac-expert
+  python -m sac ingest --docs contracts/ --corpus mine --methods baseline,sac-generic
+  python -m sac summarize --benchmark data/demo --strategy expert-llm --summarizer openai \\
+      --model qwen2.5-1.5b --base-url http://127.0.0.1:8089/v1
+  python -m sac query "What is the governing law?" --benchmark data/demo --dataset cuad --k 8
+  python -m sac runs list
+  python -m sac runs compare RUN_A RUN_B
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sac.config import DEFAULT_K_VALUES, SacConfig
+from sac.errors import ConfigError, SacError
+from sac.retrieval import BASE_METHODS, parse_methods
+from sac.types import Dataset, Document
+
+DEFAULT_BENCHMARK = Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+class _Progress:
+    """tqdm bars on stderr, one per stage."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bars: dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        bar = self._bars.get(stage)
+        if bar is None:
+            bar = self._bars[stage] = tqdm(total=total, desc=stage, unit="it", file=sys.stderr, leave=True)
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+            del self._bars[stage]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"Expected comma-separated whole numbers, got {text!r}") from None
+
+
+def _config(args: argparse.Namespace) -> SacConfig:
+    return SacConfig.from_env(
+        workspace=Path(args.workspace) if args.workspace else None,
+        chroma_url=args.chroma_url, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
+        summary_chars=args.summary_chars, embedder=args.embedder,
+        llm_model=getattr(args, "model", None), llm_base_url=getattr(args, "base_url", None),
+        llm_concurrency=getattr(args, "concurrency", None),
+    )
+
+
+def _workbench(args: argparse.Namespace) -> Any:
+    from sac.workbench import Workbench
+
+    return Workbench(_config(args))
+
+
+def _datasets(wb: Any, args: argparse.Namespace) -> list[Dataset]:
+    from sac.corpus import load_benchmark, load_pool
+
+    names = [d.strip() for d in args.datasets.split(",")] if getattr(args, "datasets", None) else None
+    datasets = load_benchmark(Path(args.benchmark), names)
+    import_summary_sets(wb, Path(args.benchmark))
+    pool_args = getattr(args, "pool", None)
+    if pool_args:
+        pool = load_pool([Path(p) for p in pool_args], exclude=[d for ds in datasets for d in ds.documents])
+        datasets = [Dataset(ds.name, ds.documents, ds.queries, tuple(pool)) for ds in datasets]
+    return datasets
+
+
+def import_summary_sets(wb: Any, benchmark_dir: Path) -> list[str]:
+    """Load the summary sets shipped with a benchmark (``<dir>/summaries/*.json``) into the store."""
+    from sac.summarizing import load_summary_set
+
+    strategies = []
+    folder = benchmark_dir / "summaries"
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            summary_set = load_summary_set(path)
+            wb.summary_store.import_set(summary_set)
+            strategies.append(summary_set.strategy)
+    return strategies
+
+
+def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Document]]:
+    """The documents of ``--corpus NAME`` (workspace) or of one benchmark dataset."""
+    if getattr(args, "corpus", None):
+        return args.corpus, wb.workspace.load_corpus(args.corpus)
+    datasets = _datasets(wb, args)
+    if len(datasets) != 1:
+        raise ConfigError(
+            f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus"
+        )
+    from sac.evaluation import corpus_name
+
+    return corpus_name(Path(args.benchmark).name, datasets[0]), list(datasets[0].all_documents)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from sac.evaluation import evaluate, save_run, summary_table
+
+    wb = _workbench(args)
+    methods = parse_methods(args.methods)
+    ks = _ints(args.k)
+    started = time.perf_counter()
+    datasets = _datasets(wb, args)
+    result = evaluate(
+        wb, datasets, methods, ks, benchmark=Path(args.benchmark).name, progress=_Progress(not args.quiet),
+        log=None if args.quiet else (lambda line: print(line, file=sys.stderr)),
+    )
+    result.timings["total"] = round(time.perf_counter() - started, 3)
+    settings = {
+        "benchmark": str(args.benchmark), "datasets": [d.name for d in datasets],
+        "methods": [m.name for m in methods], "k": ks, "pool": [str(p) for p in args.pool or []],
+    }
+    run_dir = save_run(wb.workspace, result, wb.config, settings, label=args.label)
+    frame = result.frame()
+    if args.out:
+        frame.to_csv(args.out, index=False)
+    show_ks = ["mean", *[k for k in (1, 8, 64) if k in ks]]
+    print(summary_table(frame, show_ks).to_string())
+    print(f"\ntimings (s): {json.dumps(result.timings)}")
+    print(f"run saved: {run_dir}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    wb = _workbench(args)
+    methods = parse_methods(args.methods)
+    targets: list[tuple[str, list[Document]]] = []
+    if args.docs:
+        from sac.corpus import read_folder, read_path
+
+        docs: list[Document] = []
+        for raw in args.docs:
+            path = Path(raw)
+            if path.is_dir():
+                got, errors = read_folder(path)
+                docs.extend(got)
+                for err in errors:
+                    print(f"skipped: {err}", file=sys.stderr)
+            else:
+                docs.append(read_path(path))
+        if not args.corpus:
+            raise ConfigError("--docs needs --corpus NAME: the workspace corpus to add them to")
+        targets.append((args.corpus, wb.workspace.add_documents(args.corpus, docs)))
+    elif args.corpus:
+        targets.append((args.corpus, wb.workspace.load_corpus(args.corpus)))
+    else:
+        from sac.evaluation import corpus_name
+
+        for ds in _datasets(wb, args):
+            targets.append((corpus_name(Path(args.benchmark).name, ds), list(ds.all_documents)))
+    for corpus, documents in targets:
+        started = time.perf_counter()
+        reports = wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
+        for name, rep in reports.items():
+            print(f"{corpus} / {name}: {rep.added} chunks embedded, {rep.kept} already indexed, {rep.deleted} removed")
+        print(f"{corpus}: {len(documents)} documents in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    from sac.summarizing import make_summarizer, save_summary_set
+
+    wb = _workbench(args)
+    _, documents = _corpus_documents(wb, args)
+    prompt = Path(args.prompt_file).read_text(encoding="utf-8") if args.prompt_file else None
+    summarizer = make_summarizer(args.summarizer, args.strategy, wb.config, prompt=prompt)
+    started = time.perf_counter()
+    summaries = wb.summaries(documents, args.strategy, summarizer=summarizer, progress=_Progress(not args.quiet))
+    for doc in documents:
+        s = summaries[doc.doc_id]
+        print(f"{doc.doc_id}\t{len(s.text)}{' (cut)' if s.cut else ''}\t{s.text}")
+    print(f"{len(summaries)} summaries ({args.strategy}) in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if args.out:
+        save_summary_set(
+            Path(args.out), [summaries[d.doc_id] for d in documents],
+            meta={"summarizer": summarizer.name, "base_url": wb.config.llm_base_url},
+        )
+        print(f"summary set written: {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    wb = _workbench(args)
+    methods = parse_methods(args.methods)
+    corpus, documents = _corpus_documents(wb, args)
+    wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
+    hits = wb.search(corpus, methods, [args.text], args.k)
+    for method in methods:
+        print(f"== {method.name}")
+        for hit in hits[method.name][0]:
+            flag = ""
+            if args.target_doc:
+                flag = "  " if hit.span.doc_id == args.target_doc else "WRONG-DOC "
+            text = " ".join(hit.chunk.text.split())
+            print(f"{flag}{hit.rank:>3} {hit.score:.3f} {hit.span.doc_id} [{hit.span.start}, {hit.span.end}) {text[:100]}")
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from sac.evaluation import compare_runs, load_metrics, summary_table
+    from sac.workspace import Workspace
+
+    ws = Workspace(_config(args).workspace)
+    if args.action == "list":
+        for run in ws.list_runs():
+            s = run.get("settings", {})
+            print(f"{run['run_id']}\t{run.get('created', '')}\t{','.join(s.get('datasets', []))}\t"
+                  f"{','.join(s.get('methods', []))}\tpool={len(s.get('pool', []))}")
+        return 0
+    if args.action == "show":
+        if len(args.run_ids) != 1:
+            raise ConfigError("`runs show` takes one run id")
+        print(summary_table(load_metrics(ws.run_dir(args.run_ids[0]))).to_string())
+        return 0
+    if len(args.run_ids) != 2:
+        raise ConfigError("`runs compare` takes two run ids")
+    a, b = (ws.run_dir(r) for r in args.run_ids)
+    print(compare_runs(a, b).to_string())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sac", description="Summary-Augmented Chunking workbench.", epilog=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", help="workspace folder (default ./workspace, or SAC_WORKSPACE)")
+    common.add_argument("--chroma-url", help="Chroma server, e.g. http://127.0.0.1:8000 (or SAC_CHROMA_URL)")
+    common.add_argument("--chunk-size", type=int)
+    common.add_argument("--chunk-overlap", type=int)
+    common.add_argument("--summary-chars", type=int, help="target summary length (default 150)")
+    common.add_argument("--embedder", help="minilm (default), minilm-onnx, a sentence-transformers name, openai:<model>")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    source = argparse.ArgumentParser(add_help=False)
+    source.add_argument("--benchmark", default=str(DEFAULT_BENCHMARK), help="LegalBench-RAG folder (default data/demo)")
+    source.add_argument("--datasets", "--dataset", dest="datasets", help="comma-separated, e.g. cuad,contractnli")
+    source.add_argument("--pool", nargs="+", help="distractor documents: folders or ContractNLI JSON files")
+    source.add_argument("--corpus", help="a workspace corpus instead of a benchmark dataset")
+    methods_help = f"comma-separated; e.g. {','.join(BASE_METHODS)},sac-generic-llm"
+
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("eval", parents=[common, source], help="evaluate methods on a benchmark",
+                       description="Retrieve top max(k) once per query and method; print and save DRM, precision, recall.")
+    p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
+    p.add_argument("--k", default=",".join(map(str, DEFAULT_K_VALUES)))
+    p.add_argument("--label", default="eval", help="name part of the run folder")
+    p.add_argument("--out", help="also write metrics.csv here")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("ingest", parents=[common, source], help="build or update indexes")
+    p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
+    p.add_argument("--docs", nargs="+", help="files or folders to add to --corpus")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("summarize", parents=[common, source], help="generate summaries for a strategy")
+    p.add_argument("--strategy", required=True, help="generic, expert, generic-llm, expert-llm, or your own name")
+    p.add_argument("--summarizer", default="builtin", help="builtin (offline) or openai (any OpenAI-compatible server)")
+    p.add_argument("--model", help="LLM model name (SAC_LLM_MODEL)")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL (SAC_LLM_BASE_URL); key from OPENAI_API_KEY")
+    p.add_argument("--prompt-file", help="use this prompt template instead of the built-in one")
+    p.add_argument("--concurrency", type=int, help="parallel LLM requests (default 4)")
+    p.add_argument("--out", help="write the summaries as a summary set JSON file")
+    p.set_defaults(func=cmd_summarize)
+
+    p = sub.add_parser("query", parents=[common, source], help="run one query against every method")
+    p.add_argument("text")
+    p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
+    p.add_argument("--k", type=int, default=8)
+    p.add_argument("--target-doc", help="document id the question is about: flags hits from other documents")
+    p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("runs", parents=[common], help="list, show or compare saved runs")
+    p.add_argument("action", choices=["list", "show", "compare"])
+    p.add_argument("run_ids", nargs="*")
+    p.set_defaults(func=cmd_runs)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SacError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: finished work is kept; run the same command again to continue", file=sys.stderr)
+        return 130
+

@@ -1,0 +1,107 @@
+"""Retrieval methods and how their names are read.
+
+A method name is a base and optional options joined by ``+``:
+
+- ``baseline``: chunks embedded alone.
+- ``sac-<strategy>``: chunks embedded after their document's summary of that strategy
+  (``sac-generic``, ``sac-expert``, ``sac-generic-llm``, or any strategy a user adds).
+
+Options change either what is embedded (and so get their own index) or only how the index is searched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sac.errors import ConfigError, QueryError
+
+BASE_METHODS: tuple[str, ...] = ("baseline", "sac-generic", "sac-expert")
+MAX_QUERY_CHARS = 8000  # far beyond any question; longer input is almost surely a pasted document
+MAX_K = 1000
+
+_STRATEGY = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+
+# Options that change the embedded text (part of the index key) and options applied at search time.
+INDEX_OPTIONS: dict[str, str] = {}
+SEARCH_OPTIONS: dict[str, str] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str  # the full name as the user wrote it, normalised
+    strategy: str | None  # summary strategy; None for the baseline
+    options: tuple[tuple[str, str], ...] = field(default=())  # (option, value) in a fixed order
+
+    @property
+    def index_name(self) -> str:
+        """The part of the name that decides the embedded text: one index per distinct value."""
+        base = "baseline" if self.strategy is None else f"sac-{self.strategy}"
+        extra = [f"{k}{v}" if v else k for k, v in self.options if k in INDEX_OPTIONS]
+        return "+".join([base, *extra])
+
+    def option(self, key: str) -> str | None:
+        return dict(self.options).get(key)
+
+
+def parse_method(name: str) -> Method:
+    """Read a method name such as ``sac-expert`` into a Method; a clear ConfigError otherwise."""
+    raw = name.strip()
+    if not raw:
+        raise ConfigError("Empty method name. Choices are: " + ", ".join(BASE_METHODS) + ", or sac-<strategy>")
+    base, *opts = raw.split("+")
+    if base == "baseline":
+        strategy = None
+    elif base.startswith("sac-") and _STRATEGY.match(base[4:]):
+        strategy = base[4:]
+    else:
+        raise ConfigError(
+            f"Unknown method {base!r}. Choices are: {', '.join(BASE_METHODS)}, or sac-<strategy> "
+            "for any summary strategy (lower-case letters, digits, '-', '_')"
+        )
+    options: list[tuple[str, str]] = []
+    for opt in opts:
+        m = re.match(r"^([a-z]+)([0-9.]*)$", opt)
+        known = {**INDEX_OPTIONS, **SEARCH_OPTIONS}
+        if not m or m.group(1) not in known:
+            raise ConfigError(f"Unknown option {opt!r} in method {raw!r}. Options are: {sorted(known) or 'none'}")
+        options.append((m.group(1), m.group(2)))
+    options.sort()
+    normalised = "+".join([base] + [f"{k}{v}" for k, v in options])
+    return Method(name=normalised, strategy=strategy, options=tuple(options))
+
+
+def parse_methods(text: str) -> list[Method]:
+    """Comma-separated method names, order kept, duplicates dropped."""
+    seen: dict[str, Method] = {}
+    for part in text.split(","):
+        if part.strip():
+            m = parse_method(part)
+            seen.setdefault(m.name, m)
+    if not seen:
+        raise ConfigError("No methods given. Choices are: " + ", ".join(BASE_METHODS))
+    return list(seen.values())
+
+
+def check_query(text: str) -> str:
+    """The query stripped, or a QueryError for an empty, over-long or content-free query."""
+    stripped = text.strip()
+    if not stripped:
+        raise QueryError("The query is empty: type a question about the documents.")
+    if len(stripped) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"The query has {len(stripped):,} characters; the limit is {MAX_QUERY_CHARS:,}. "
+            "Ask a question rather than pasting a document."
+        )
+    if not any(ch.isalnum() for ch in stripped):
+        raise QueryError("The query has no letters or digits: it cannot match anything meaningful.")
+    return stripped
+
+
+def check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise QueryError(f"k must be a whole number >= 1, got {k!r}")
+    if k > MAX_K:
+        raise QueryError(f"k must be at most {MAX_K}, got {k}")
+    return k
+

@@ -1,0 +1,321 @@
+"""The vector store: chromadb, embedded (``PersistentClient``) or a ``chroma run`` server (``HttpClient``).
+
+One collection per (corpus, method, embedder, chunking). Each record is one chunk: id = chunk id,
+metadata = document id, start, end, document hash and summary hash, document = the ORIGINAL chunk
+text (never the summary). Syncing an index is idempotent and incremental: it embeds only chunks that
+are missing or whose document or summary changed, and deletes records of documents that left the corpus.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sac.config import SacConfig
+from sac.errors import IndexNotBuiltError, StoreError
+from sac.types import Chunk, Hit, Span, text_hash
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+ADD_BATCH = 512  # records per embed + upsert round trip (chromadb accepts about 5,400)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexKey:
+    corpus: str
+    method: str
+    embedder: str
+    chunking: str
+
+    @property
+    def collection_name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:24]
+        return f"sac_{digest}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"corpus": self.corpus, "method": self.method, "embedder": self.embedder, "chunking": self.chunking}
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    added: int  # chunks embedded and written
+    deleted: int  # stale records removed
+    kept: int  # records already up to date
+    documents_changed: int
+
+
+def make_client(config: SacConfig) -> Any:
+    """``HttpClient`` when ``config.chroma_url`` is set, else ``PersistentClient`` under the workspace."""
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False)
+    if config.chroma_url:
+        from urllib.parse import urlparse
+
+        url = urlparse(config.chroma_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise StoreError(f"SAC_CHROMA_URL must look like http://127.0.0.1:8000, got {config.chroma_url!r}")
+        try:
+            client = chromadb.HttpClient(
+                host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000),
+                ssl=url.scheme == "https", settings=settings,
+            )
+            client.heartbeat()
+        except Exception as err:  # noqa: BLE001 - chromadb raises several unrelated types here
+            raise StoreError(
+                f"Cannot reach the Chroma server at {config.chroma_url}: {err}. "
+                "Start it with `chroma run --path DIR --host 127.0.0.1 --port 8000` or unset SAC_CHROMA_URL."
+            ) from err
+        return client
+    path = config.workspace / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+@contextmanager
+def write_lock(lock_dir: Path, name: str) -> Iterator[None]:
+    """Serialise writers of one index across threads (app sessions) and processes (CLI runs)."""
+    with _thread_locks_guard:
+        tlock = _thread_locks.setdefault(name, threading.Lock())
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with tlock, open(lock_dir / f"{name}.lock", "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def summary_hash(summary: str | None) -> str:
+    return "" if summary is None else text_hash(summary)
+
+
+def embedding_text(chunk: Chunk, summary: str | None, prefix: str | None = None) -> str:
+    """What is embedded: summary (and any extra context) + blank line + chunk text."""
+    head = "\n".join(p for p in (summary, prefix) if p)
+    return f"{head}\n\n{chunk.text}" if head else chunk.text
+
+
+class Index:
+    """One chromadb collection for one (corpus, method, embedder, chunking)."""
+
+    def __init__(self, client: Any, key: IndexKey, config: SacConfig) -> None:
+        self.key = key
+        self._client = client
+        self._config = config
+        self._collection: Any = None
+
+    # -- collection handling -------------------------------------------------------------
+    def _open(self, create: bool) -> Any:
+        if self._collection is not None:
+            return self._collection
+        name = self.key.collection_name
+        try:
+            if create:
+                self._collection = self._client.get_or_create_collection(
+                    name,
+                    configuration={
+                        "hnsw": {
+                            "space": "cosine",
+                            "ef_search": self._config.hnsw_ef_search,
+                            "ef_construction": self._config.hnsw_ef_construction,
+                            "max_neighbors": self._config.hnsw_max_neighbors,
+                        }
+                    },
+                    metadata={f"sac_{k}": v for k, v in self.key.as_dict().items()},
+                    embedding_function=None,
+                )
+            else:
+                self._collection = self._client.get_collection(name, embedding_function=None)
+        except Exception as err:  # noqa: BLE001
+            if not create and ("does not exist" in str(err) or type(err).__name__ == "NotFoundError"):
+                raise IndexNotBuiltError(
+                    f"No index for corpus {self.key.corpus!r}, method {self.key.method!r}, embedder "
+                    f"{self.key.embedder!r}, chunking {self.key.chunking}: build it first (`python -m sac ingest`)."
+                ) from err
+            raise StoreError(f"Chroma failed opening collection {name} ({self.key.method}): {err}") from err
+        return self._collection
+
+    def exists(self) -> bool:
+        try:
+            self._open(create=False)
+            return True
+        except IndexNotBuiltError:
+            return False
+
+    def count(self) -> int:
+        return int(self._open(create=False).count()) if self.exists() else 0
+
+    def drop(self) -> None:
+        if self.exists():
+            self._client.delete_collection(self.key.collection_name)
+        self._collection = None
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """All record ids with their metadata (paged, so large collections stay cheap)."""
+        col = self._open(create=False)
+        out: dict[str, dict[str, Any]] = {}
+        page = 5000
+        offset = 0
+        while True:
+            got = col.get(include=["metadatas"], limit=page, offset=offset)
+            for rid, meta in zip(got["ids"], got["metadatas"] or []):
+                out[rid] = dict(meta or {})
+            if len(got["ids"]) < page:
+                return out
+            offset += page
+
+    # -- writing -----------------------------------------------------------------------
+    def sync(
+        self,
+        chunks: Sequence[Chunk],
+        doc_hashes: Mapping[str, str],
+        summaries: Mapping[str, str | None],
+        embedder: Any,
+        *,
+        prefixes: Mapping[str, str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Make the index hold exactly ``chunks``, embedded with their document's summary.
+
+        ``prefixes`` maps a chunk id to extra context embedded after the summary (section headings).
+        Safe to interrupt at any point: records are keyed by chunk id and carry the hashes they were
+        embedded with, so a rerun adds only what is missing or stale and never duplicates.
+        """
+        prefixes = prefixes or {}
+        lock_dir = self._config.workspace / "locks"
+        with write_lock(lock_dir, self.key.collection_name):
+            col = self._open(create=True)
+            existing = self.records()
+            wanted: dict[str, tuple[Chunk, dict[str, Any]]] = {}
+            for chunk in chunks:
+                summary = summaries.get(chunk.doc_id)
+                meta = {
+                    "doc_id": chunk.doc_id,
+                    "start": chunk.span.start,
+                    "end": chunk.span.end,
+                    "doc_hash": doc_hashes[chunk.doc_id],
+                    "summary_hash": summary_hash(summary),
+                    "prefix_hash": summary_hash(prefixes.get(chunk.chunk_id)),
+                }
+                wanted[chunk.chunk_id] = (chunk, meta)
+            stale = [
+                rid for rid, meta in existing.items()
+                if rid not in wanted or any(meta.get(f) != wanted[rid][1][f] for f in ("doc_hash", "summary_hash", "prefix_hash"))
+            ]
+            stale_set = set(stale)
+            todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
+            for i in range(0, len(stale), ADD_BATCH):
+                col.delete(ids=stale[i : i + ADD_BATCH])
+            changed_docs = {wanted[rid][1]["doc_id"] for rid in todo}
+            if progress:
+                progress(0, len(todo))
+            for i in range(0, len(todo), ADD_BATCH):
+                batch = [wanted[rid] for rid in todo[i : i + ADD_BATCH]]
+                texts = [
+                    embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch
+                ]
+                vectors = embedder.embed_documents(texts)
+                col.upsert(
+                    ids=[c.chunk_id for c, _ in batch],
+                    embeddings=np.asarray(vectors, dtype=np.float32),
+                    metadatas=[m for _, m in batch],
+                    documents=[c.text for c, _ in batch],
+                )
+                if progress:
+                    progress(min(i + ADD_BATCH, len(todo)), len(todo))
+            return SyncReport(
+                added=len(todo), deleted=len([r for r in stale if r not in wanted]),
+                kept=len(wanted) - len(todo), documents_changed=len(changed_docs),
+            )
+
+    def delete_documents(self, doc_ids: Sequence[str]) -> int:
+        """Remove every record of these documents; returns how many were removed."""
+        if not self.exists() or not doc_ids:
+            return 0
+        with write_lock(self._config.workspace / "locks", self.key.collection_name):
+            col = self._open(create=False)
+            before = col.count()
+            for doc_id in doc_ids:
+                col.delete(where={"doc_id": doc_id})
+            return int(before - col.count())
+
+    # -- reading -----------------------------------------------------------------------
+    def search(self, query_vectors: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[list[Hit]]:
+        """Top-k hits per query vector (rows of ``query_vectors``), best first; score = cosine similarity."""
+        col = self._open(create=False)
+        n = int(col.count())
+        if n == 0 or k <= 0:
+            return [[] for _ in range(len(query_vectors))]
+        try:
+            got = col.query(
+                query_embeddings=np.asarray(query_vectors, dtype=np.float32),
+                n_results=min(k, n),
+                include=["metadatas", "documents", "distances"],
+                where=dict(where) if where else None,
+            )
+        except Exception as err:  # noqa: BLE001
+            raise StoreError(f"Chroma query failed on {self.key.method!r}: {err}") from err
+        out: list[list[Hit]] = []
+        for metas, docs, dists in zip(got["metadatas"], got["documents"], got["distances"]):
+            hits = []
+            for rank, (meta, text, dist) in enumerate(zip(metas, docs, dists), start=1):
+                span = Span(str(meta["doc_id"]), int(meta["start"]), int(meta["end"]))
+                hits.append(Hit(chunk=Chunk(span=span, text=text or ""), score=1.0 - float(dist), rank=rank))
+            out.append(hits)
+        return out
+
+    def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
+        """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""
+        col = self._open(create=False)
+        where = {"doc_id": {"$in": list(doc_ids)}} if doc_ids else None
+        ids: list[str] = []
+        vecs: list[np.ndarray] = []
+        metas: list[dict[str, Any]] = []
+        texts: list[str] = []
+        page, offset = 5000, 0
+        while True:
+            got = col.get(include=["embeddings", "metadatas", "documents"], where=where, limit=page, offset=offset)
+            ids.extend(got["ids"])
+            if len(got["ids"]):
+                vecs.append(np.asarray(got["embeddings"], dtype=np.float32))
+            metas.extend(dict(m or {}) for m in got["metadatas"] or [])
+            texts.extend(got["documents"] or [])
+            if len(got["ids"]) < page:
+                break
+            offset += page
+        matrix = np.concatenate(vecs) if vecs else np.zeros((0, 0), np.float32)
+        return ids, matrix, metas, texts
+
+
+def list_indexes(client: Any) -> list[dict[str, Any]]:
+    """Every sac collection in the store with its key and record count."""
+    out = []
+    for col in client.list_collections():
+        name = col if isinstance(col, str) else col.name
+        if not name.startswith("sac_"):
+            continue
+        c = client.get_collection(name, embedding_function=None)
+        meta = c.metadata or {}
+        out.append({
+            "collection": name,
+            **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_")},
+            "chunks": c.count(),
+        })
+    return out

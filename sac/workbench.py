@@ -1,0 +1,147 @@
+"""The pipeline in one object: documents -> chunks -> summaries -> embedded indexes -> hits.
+
+The CLI, the app and the benchmarks all go through ``Workbench``, so they share caches and behaviour.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sac.chunking import chunk_document
+from sac.config import SacConfig
+from sac.embedding import make_embedder
+from sac.errors import SummarizerError
+from sac.retrieval import Method, check_k, check_query
+from sac.store import Index, IndexKey, SyncReport, list_indexes, make_client
+from sac.summarizing import SummaryStore, make_summarizer, summarize_corpus
+from sac.types import Chunk, Document, Hit, Summary
+from sac.workspace import Workspace
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+BUILTIN_STRATEGIES = ("generic", "expert")
+
+
+class Workbench:
+    """Shared state of one configuration: the embedder, the store client, the summary store."""
+
+    def __init__(self, config: SacConfig, *, embedder: Any = None, client: Any = None) -> None:
+        self.config = config
+        self.workspace = Workspace(config.workspace)
+        self.summary_store = SummaryStore(self.workspace.summaries_dir)
+        self._embedder = embedder
+        self._client = client
+        self._lock = threading.Lock()
+        self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
+
+    @property
+    def embedder(self) -> Any:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(self.config)
+            return self._embedder
+
+    @property
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = make_client(self.config)
+            return self._client
+
+    # -- chunks and summaries --------------------------------------------------------------
+    def chunks(self, document: Document) -> list[Chunk]:
+        key = (document.doc_id, document.content_hash, self.config.chunking_key)
+        cached = self._chunks.get(key)
+        if cached is None:
+            cached = chunk_document(document, self.config.chunk_size, self.config.chunk_overlap)
+            self._chunks[key] = cached
+        return cached
+
+    def summaries(
+        self, documents: Sequence[Document], strategy: str, *, progress: Progress | None = None,
+        summarizer: Any = None,
+    ) -> dict[str, Summary]:
+        """The current summary of each document for ``strategy`` (hand edits win over generated ones).
+
+        Built-in strategies are generated on demand; others (LLM sets) come from the summary store,
+        filled by ``sac summarize`` or by importing a shipped summary set.
+        """
+        if summarizer is None and strategy in BUILTIN_STRATEGIES:
+            summarizer = make_summarizer("builtin", strategy, self.config)
+        if summarizer is not None:
+            step = (lambda done, total, _doc: progress("summarizing", done, total)) if progress else None
+            return summarize_corpus(
+                documents, summarizer, self.summary_store, concurrency=self.config.llm_concurrency, progress=step,
+            )
+        found = {d.doc_id: s for d in documents if (s := self.summary_store.current(d, strategy)) is not None}
+        missing = [d.doc_id for d in documents if d.doc_id not in found]
+        if missing:
+            raise SummarizerError(
+                f"No {strategy!r} summaries for {len(missing)} of {len(documents)} documents "
+                f"(first: {missing[0]!r}). Generate them with `python -m sac summarize --strategy {strategy} "
+                "--summarizer openai` or import a summary set."
+            )
+        return found
+
+    # -- indexes --------------------------------------------------------------------------
+    def index(self, corpus: str, method: Method) -> Index:
+        key = IndexKey(corpus, method.index_name, self.embedder_name, self.config.chunking_key)
+        return Index(self.client, key, self.config)
+
+    @property
+    def embedder_name(self) -> str:
+        if self._embedder is not None:
+            return str(self._embedder.name)
+        # Avoid loading a model just to name it.
+        return {"minilm": "all-MiniLM-L6-v2", "minilm-onnx": "all-MiniLM-L6-v2",
+                "minilm-onnx-int8": "all-MiniLM-L6-v2-int8"}.get(self.config.embedder, self.config.embedder)
+
+    def build(
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
+        progress: Progress | None = None,
+    ) -> dict[str, SyncReport]:
+        """Bring the index of every method up to date with ``documents``; returns what each sync did."""
+        chunks: list[Chunk] = []
+        for i, doc in enumerate(documents, start=1):
+            chunks.extend(self.chunks(doc))
+            if progress and (i % 50 == 0 or i == len(documents)):
+                progress("chunking", i, len(documents))
+        doc_hashes = {d.doc_id: d.content_hash for d in documents}
+        reports: dict[str, SyncReport] = {}
+        for method in methods:
+            if method.index_name in reports:
+                continue
+            if method.strategy is None:
+                summary_text: Mapping[str, str | None] = {}
+            else:
+                summary_text = {k: s.text for k, s in self.summaries(documents, method.strategy, progress=progress).items()}
+            step = (lambda done, total, m=method: progress(f"embedding {m.index_name}", done, total)) if progress else None
+            reports[method.index_name] = self.index(corpus, method).sync(
+                chunks, doc_hashes, summary_text, self.embedder, progress=step,
+            )
+        return reports
+
+    def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
+        """Delete these documents from every index of ``corpus``; returns records removed."""
+        removed = 0
+        for info in list_indexes(self.client):
+            if info.get("corpus") == corpus:
+                key = IndexKey(corpus, info["method"], info["embedder"], info["chunking"])
+                removed += Index(self.client, key, self.config).delete_documents(doc_ids)
+        return removed
+
+    # -- search ---------------------------------------------------------------------------
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.embedder.embed_documents([check_query(t) for t in texts]), dtype=np.float32)
+
+    def search(
+        self, corpus: str, methods: Sequence[Method], queries: Sequence[str], k: int, *,
+        query_vectors: np.ndarray | None = None,
+    ) -> dict[str, list[list[Hit]]]:
+        """Top-k hits per method and query. Each query is embedded once and shared by all methods."""
+        check_k(k)
+        vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
+        return {m.name: self.index(corpus, m).search(vectors, k) for m in methods}

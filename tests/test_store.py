@@ -1,0 +1,129 @@
+"""The vector store on real data with the real model, embedded and over HTTP against a real server."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from sac.chunking import chunk_document
+from sac.retrieval import parse_method
+from sac.store import Index, IndexKey
+from sac.workbench import Workbench
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+
+
+def _chunks(docs, size=500):
+    return [c for d in docs for c in chunk_document(d, size, 0)]
+
+
+def test_sync_is_idempotent_and_incremental(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
+    first = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    assert first.added == len(_chunks(docs[:4])) and first.kept == 0
+    again = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    assert (again.added, again.deleted, again.kept) == (0, 0, first.added)
+    grown = index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    assert grown.added == len(_chunks(docs[4:])) and grown.documents_changed == 1
+    assert index.count() == len(_chunks(docs))
+
+
+def test_records_keep_original_text_and_exact_spans(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    by_id = {d.doc_id: d for d in docs}
+    summaries = {d.doc_id: f"SUMMARY OF {d.doc_id}" for d in docs}
+    index = Index(_client(store_config), IndexKey("t", "sac-x", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, summaries, embedder)
+    ids, vectors, metas, texts = index.all_embeddings()
+    assert len(ids) == len(_chunks(docs))
+    for meta, text in zip(metas, texts):
+        assert "SUMMARY OF" not in text
+        assert by_id[meta["doc_id"]].text[meta["start"] : meta["end"]] == text
+    # The stored vector is the summary-augmented one, not the chunk alone.
+    first = _chunks(docs)[0]
+    row = ids.index(first.chunk_id)
+    augmented = embedder.embed_documents([f"{summaries[first.doc_id]}\n\n{first.text}"])[0]
+    assert float(vectors[row] @ augmented) > 0.999
+    assert float(vectors[row] @ embedder.embed_query(first.text)) < 0.999
+
+
+def test_changed_summary_reembeds_only_that_document(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    hashes = {d.doc_id: d.content_hash for d in docs}
+    summaries = {d.doc_id: f"Summary {i}" for i, d in enumerate(docs)}
+    index = Index(_client(store_config), IndexKey("t", "sac-y", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), hashes, summaries, embedder)
+    edited = dict(summaries, **{docs[2].doc_id: "An edited summary"})
+    report = index.sync(_chunks(docs), hashes, edited, embedder)
+    assert report.added == len(_chunks([docs[2]]))
+    assert report.documents_changed == 1 and report.deleted == 0
+    assert index.count() == len(_chunks(docs))
+
+
+def test_delete_documents_removes_every_chunk_of_them(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    removed = index.delete_documents([docs[0].doc_id])
+    assert removed == len(_chunks([docs[0]]))
+    assert {m["doc_id"] for m in index.records().values()} == {d.doc_id for d in docs[1:]}
+
+
+def test_hnsw_top64_agrees_with_exact_search(store_config, embedder, demo_datasets):
+    """chromadb's approximate search against a brute-force cosine oracle on real embeddings."""
+    cuad = demo_datasets["cuad"]
+    docs = list(cuad.documents[:8])
+    index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    ids, matrix, _, _ = index.all_embeddings()
+    queries = [q.text for q in cuad.queries[:40]]
+    qv = embedder.embed_documents(queries)
+    hits = index.search(qv, 64)
+    agree = []
+    for row, got in zip(qv, hits):
+        exact = {ids[i] for i in np.argsort(-(matrix @ row))[:64]}
+        agree.append(len(exact & {h.chunk.chunk_id for h in got}) / 64)
+        scores = [h.score for h in got]
+        assert scores == sorted(scores, reverse=True)
+    assert len(ids) > 64 * 4
+    assert np.mean(agree) >= 0.99, f"top-64 agreement {np.mean(agree):.4f}"
+
+
+def test_ingest_is_idempotent_across_processes(tmp_path):
+    env_args = ["--workspace", str(tmp_path / "ws"), "--benchmark", str(DEMO), "--datasets", "contractnli",
+                "--methods", "baseline,sac-expert", "-q"]
+    cmd = [sys.executable, "-m", "sac", "ingest", *env_args]
+    first = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert "0 chunks embedded" not in first.stdout
+    second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr
+    lines = [line for line in second.stdout.splitlines() if "chunks embedded" in line]
+    assert len(lines) == 2 and all(": 0 chunks embedded" in line for line in lines), second.stdout
+
+
+def test_workbench_build_uses_summaries_per_method(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    wb = Workbench(store_config, embedder=embedder)
+    methods = [parse_method("baseline"), parse_method("sac-generic")]
+    reports = wb.build("nda", docs, methods)
+    assert set(reports) == {"baseline", "sac-generic"}
+    n = sum(len(wb.chunks(d)) for d in docs)
+    assert all(r.added == n for r in reports.values())
+    again = wb.build("nda", docs, methods)
+    assert all(r.added == 0 for r in again.values())
+    smaller = dataclasses.replace(store_config, chunk_size=300)
+    assert Workbench(smaller, embedder=embedder).index("nda", methods[0]).count() == 0
+
+
+def _client(config):
+    from sac.store import make_client
+
+    return make_client(config)
+
