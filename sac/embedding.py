@@ -50,7 +50,8 @@ class SentenceTransformerEmbedder:
                 "Models other than the packaged MiniLM need internet access once (or a local path)."
             ) from err
         self.batch_size = batch_size
-        dim = self._model.get_sentence_embedding_dimension()
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = get_dim()
         if dim is None:
             raise EmbedderError(f"Model {self.name!r} does not report its embedding dimension")
         self.dim = int(dim)

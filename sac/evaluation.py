@@ -88,7 +88,7 @@ def evaluate(
         timings["search"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         for method in methods:
-            _score_method(result, ds, method.name, hits[method.name], ks)
+            score_method(result, ds, method.name, hits[method.name], ks)
         timings["scoring"] += time.perf_counter() - t0
         if progress:
             progress("evaluating", datasets.index(ds) + 1, len(datasets))
@@ -97,7 +97,8 @@ def evaluate(
     return result
 
 
-def _score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[Hit]], ks: list[int]) -> None:
+def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[Hit]], ks: list[int]) -> None:
+    """Add one method's per-query rows, retrieved rows and per-k metrics (plus the mean over k) to ``result``."""
     per_k: dict[int, list[QueryScore]] = {k: [] for k in ks}
     for query, query_hits in zip(ds.queries, hits):
         result.retrieved.append({
