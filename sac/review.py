@@ -1,0 +1,234 @@
+"""Expert review: labels on retrieved chunks and new ground-truth spans, kept in the workspace.
+
+```
+<workspace>/reviews/labels.jsonl        one label per line; a later line for the same key wins
+<workspace>/reviews/ground_truth.jsonl  new ground-truth spans; a line with "deleted": true removes one
+```
+Both files are append-only (a crash loses at most the line being written) and survive restarts.
+New ground truth exports as a LegalBench-RAG benchmark: ``{"tests": [{"query", "snippets": [{"file_path",
+"span", "answer"}], "tags"}]}`` where ``corpus[file_path][start:end] == answer``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sac.errors import ConfigError
+from sac.workspace import utc_now
+
+LABELS: tuple[str, ...] = ("relevant", "partly relevant", "not relevant", "wrong document", "boilerplate")
+MAX_NOTE_CHARS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkLabel:
+    """A reviewer's judgement of one retrieved chunk for one query and method."""
+
+    corpus: str
+    query_id: str
+    query: str
+    method: str
+    doc_id: str
+    start: int
+    end: int
+    label: str
+    reviewer: str
+    rank: int = 0
+    note: str = ""
+    source: str = "live"  # a saved run id, or "live" for a comparison run in the app
+    created: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int, int, str]:
+        return (self.corpus, self.query, self.method, self.doc_id, self.start, self.end, self.reviewer)
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSpan:
+    """A span a reviewer marked as ground truth for a query."""
+
+    corpus: str
+    query_id: str
+    query: str
+    doc_id: str
+    start: int
+    end: int
+    answer: str  # exactly the document's text[start:end]
+    reviewer: str
+    note: str = ""
+    created: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str, int, int]:
+        return (self.corpus, self.query, self.doc_id, self.start, self.end)
+
+
+def _check_common(reviewer: str, note: str) -> None:
+    if not reviewer.strip():
+        raise ConfigError("Enter a reviewer name: every label and span records who made it.")
+    if len(note) > MAX_NOTE_CHARS:
+        raise ConfigError(f"The note has {len(note):,} characters; the limit is {MAX_NOTE_CHARS:,}.")
+
+
+def check_label(label: ChunkLabel) -> ChunkLabel:
+    if label.label not in LABELS:
+        raise ConfigError(f"Unknown label {label.label!r}. Choices are: {', '.join(LABELS)}")
+    _check_common(label.reviewer, label.note)
+    if not 0 <= label.start <= label.end:
+        raise ConfigError(f"Expected 0 <= start <= end, got [{label.start}, {label.end})")
+    return label
+
+
+def make_gold_span(
+    *, corpus: str, query_id: str, query: str, doc_id: str, doc_text: str, start: int, end: int,
+    reviewer: str, note: str = "",
+) -> GoldSpan:
+    """A ground-truth span checked against its document; ``answer`` is the document's text there."""
+    _check_common(reviewer, note)
+    if not query.strip():
+        raise ConfigError("A ground-truth span needs the query it answers.")
+    if not 0 <= start < end <= len(doc_text):
+        raise ConfigError(
+            f"Expected a non-empty span inside the document (0 <= start < end <= {len(doc_text)}), "
+            f"got [{start}, {end})"
+        )
+    return GoldSpan(corpus, query_id, query.strip(), doc_id, start, end, doc_text[start:end], reviewer.strip(), note)
+
+
+def find_quote(text: str, quote: str) -> tuple[int, int] | None:
+    """Where ``quote`` occurs in ``text`` (first occurrence; surrounding whitespace ignored), or None."""
+    q = quote.strip()
+    if not q:
+        return None
+    pos = text.find(q)
+    return (pos, pos + len(q)) if pos >= 0 else None
+
+
+class ReviewStore:
+    """Labels and new ground truth under ``root`` (``Workspace.reviews_dir``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def labels_path(self) -> Path:
+        return self.root / "labels.jsonl"
+
+    @property
+    def gold_path(self) -> Path:
+        return self.root / "ground_truth.jsonl"
+
+    def _append(self, path: Path, rows: Sequence[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        with open(path, "a", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.write(text)
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @staticmethod
+    def _read(path: Path) -> list[dict[str, Any]]:
+        if not path.is_file():
+            return []
+        rows = []
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:  # a line cut short by a crash
+                    continue
+        return rows
+
+    # -- labels --------------------------------------------------------------------------
+    def save_labels(self, labels: Iterable[ChunkLabel]) -> list[ChunkLabel]:
+        now = utc_now()
+        checked = [dataclasses.replace(check_label(lab), reviewer=lab.reviewer.strip(), created=now) for lab in labels]
+        self._append(self.labels_path, [dataclasses.asdict(lab) for lab in checked])
+        return checked
+
+    def labels(self, *, corpus: str | None = None, query: str | None = None) -> list[ChunkLabel]:
+        """The latest label per (corpus, query, method, chunk, reviewer), oldest first."""
+        names = {f.name for f in dataclasses.fields(ChunkLabel)}
+        latest: dict[tuple[Any, ...], ChunkLabel] = {}
+        for row in self._read(self.labels_path):
+            try:
+                lab = ChunkLabel(**{k: v for k, v in row.items() if k in names})
+            except TypeError:
+                continue
+            if (corpus is None or lab.corpus == corpus) and (query is None or lab.query == query):
+                latest.pop(lab.key, None)
+                latest[lab.key] = lab
+        return list(latest.values())
+
+    # -- ground truth --------------------------------------------------------------------
+    def add_gold(self, span: GoldSpan) -> GoldSpan:
+        saved = dataclasses.replace(span, created=utc_now())
+        self._append(self.gold_path, [dataclasses.asdict(saved)])
+        return saved
+
+    def remove_gold(self, span: GoldSpan) -> None:
+        self._append(self.gold_path, [{**dataclasses.asdict(span), "deleted": True, "created": utc_now()}])
+
+    def gold(self, *, corpus: str | None = None) -> list[GoldSpan]:
+        names = {f.name for f in dataclasses.fields(GoldSpan)}
+        current: dict[tuple[Any, ...], GoldSpan] = {}
+        for row in self._read(self.gold_path):
+            try:
+                span = GoldSpan(**{k: v for k, v in row.items() if k in names})
+            except TypeError:
+                continue
+            if corpus is not None and span.corpus != corpus:
+                continue
+            current.pop(span.key, None)
+            if not row.get("deleted"):
+                current[span.key] = span
+        return list(current.values())
+
+
+def labels_frame(labels: Sequence[ChunkLabel]) -> pd.DataFrame:
+    columns = [f.name for f in dataclasses.fields(ChunkLabel)]
+    return pd.DataFrame([dataclasses.asdict(lab) for lab in labels], columns=columns)
+
+
+def labels_csv(labels: Sequence[ChunkLabel]) -> str:
+    buffer = io.StringIO()
+    labels_frame(labels).to_csv(buffer, index=False)
+    return buffer.getvalue()
+
+
+def label_summary(labels: Sequence[ChunkLabel]) -> pd.DataFrame:
+    """Per method: how many chunks got each label, and the share labelled relevant or partly relevant."""
+    columns = ["method", *LABELS, "labelled", "relevant share"]
+    if not labels:
+        return pd.DataFrame(columns=columns)
+    frame = labels_frame(labels)
+    counts = frame.pivot_table(index="method", columns="label", values="doc_id", aggfunc="count", fill_value=0)
+    counts = counts.reindex(columns=list(LABELS), fill_value=0).astype(int)
+    counts["labelled"] = counts[list(LABELS)].sum(axis=1)
+    counts["relevant share"] = ((counts["relevant"] + counts["partly relevant"]) / counts["labelled"]).round(3)
+    out = counts.reset_index()
+    out.columns.name = None
+    return out[columns]
+
+
+def benchmark_json(spans: Sequence[GoldSpan]) -> dict[str, Any]:
+    """New ground truth as a LegalBench-RAG benchmark: one test per query, its spans as snippets."""
+    tests: dict[str, dict[str, Any]] = {}
+    for s in sorted(spans, key=lambda s: (s.query, s.doc_id, s.start, s.end)):
+        test = tests.setdefault(s.query, {"query": s.query, "snippets": [], "tags": ["sac-review"]})
+        test["snippets"].append({"file_path": s.doc_id, "span": [s.start, s.end], "answer": s.answer})
+    return {"tests": list(tests.values())}
