@@ -1,0 +1,633 @@
+"""Summaries: the builtin on the real demo corpus, the OpenAI path against a real local HTTP server
+(tests/openai_stub.py) through the official ``openai`` client, the store, corpus runs and summary sets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from sac.config import SacConfig
+from sac.errors import ConfigError, CorpusError, MissingCredentialsError, SummarizerError
+from sac.protocols import Summarizer
+from sac.summarizing import (
+    EXPERT_PROMPT,
+    GENERIC_PROMPT,
+    SUMMARIZERS,
+    BuiltinSummarizer,
+    OpenAISummarizer,
+    SummaryStore,
+    clean_reply,
+    cut_at_word,
+    estimate_cost_usd,
+    extract_facts,
+    fit_document,
+    load_summary_set,
+    make_summarizer,
+    prompt_hash,
+    render_prompt,
+    save_summary_set,
+    summarize_corpus,
+)
+from sac.types import Document, text_hash
+from tests.openai_stub import Answer, Drop, OpenAIStub, Status, free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+_REPO_CORPUS = ROOT / "data" / "demo" / "corpus"
+CORPUS = _REPO_CORPUS if _REPO_CORPUS.is_dir() else Path("/work/shared/data/legalbench-mini/corpus")
+CUAD_SOURCES = Path("/work/shared/data/sources/cuad_v1/full_contract_txt")
+
+# The disclosing party of each demo NDA, read from its opening lines.
+NDA_PARTIES = {
+    "contractnli/AGProjects-NDA.txt": "AG Projects",
+    "contractnli/Mutual-Non-Disclosure-Agreement-Inventor-Product-Development-Experts-Inc..txt":
+        "Product Development Experts",
+    "contractnli/NDA_ResConnect.txt": "Mandarin Trading",
+    "contractnli/VELCO%20NDA%20rev0%20Dec%2014%202015.txt": "Vermont Electric Power Company",
+    "contractnli/ceii-and-nda.txt": "Dominion Energy South Carolina",
+}
+# Both parties of some CUAD contracts, read from their preambles.
+CUAD_PARTIES = {
+    "ALCOSTORESINC_12_14_2005-EX-10.26-AGENCY AGREEMENT.txt": ("General Electric Capital", "Duckwall-Alco Stores"),
+    "KINGPHARMACEUTICALSINC_08_09_2006-EX-10.1-PROMOTION AGREEMENT.txt": ("Depomed", "King Pharmaceuticals"),
+    "Loop Industries, Inc. - Marketing Agreement.txt": ("Loop Industries", "Indorama Loop Technologies"),
+    "THERAVANCEBIOPHARMA,INC_05_08_2020-EX-10.2-SERVICE AGREEMENT.txt": ("Theravance Biopharma UK", "Brett Haumann"),
+    "WESTERN COPPER - NON-COMPETITION AGREEMENT.txt": ("Glamis Gold", "Western Copper Corporation"),
+    "RgcResourcesInc_20151216_8-K_EX-10.3_9372751_EX-10.3_Franchise Agreement.txt":
+        ("Town of Vinton", "Roanoke Gas Company"),
+    "IGENEBIOTECHNOLOGYINC_05_13_2003-EX-1-JOINT VENTURE AGREEMENT.txt": ("Tate & Lyle", "Igene Biotechnology"),
+    "UnionDentalHoldingsInc_20050204_8-KA_EX-10_3345577_EX-10_Affiliate Agreement.txt":
+        ("George D. Green", "Union Dental"),
+}
+
+
+def _load(dataset: str) -> list[Document]:
+    folder = CORPUS / dataset
+    return [
+        Document(f"{dataset}/{p.name}", p.read_text(encoding="utf-8"), source=str(p))
+        for p in sorted(folder.glob("*.txt"))
+    ]
+
+
+@pytest.fixture(scope="module")
+def ndas() -> list[Document]:
+    docs = _load("contractnli")
+    assert len(docs) == 5
+    return docs
+
+
+@pytest.fixture(scope="module")
+def cuad() -> list[Document]:
+    docs = _load("cuad")
+    assert len(docs) == 29
+    return docs
+
+
+def _llm(stub: OpenAIStub, strategy: str = "generic-llm", **kwargs) -> OpenAISummarizer:
+    kwargs.setdefault("backoff_s", 0.01)
+    return OpenAISummarizer(strategy, model="gpt-4o-mini", base_url=stub.base_url, **kwargs)
+
+
+# -- prompts -----------------------------------------------------------------------------------
+
+
+def test_prompts_are_templates_with_length_and_document():
+    for template in (GENERIC_PROMPT, EXPERT_PROMPT):
+        text = render_prompt(template, 130, "THE DOCUMENT TEXT")
+        assert "at most 130 characters" in text
+        assert text.rstrip().endswith("THE DOCUMENT TEXT")
+        assert "Output only the summary" in text
+    assert "entities" in GENERIC_PROMPT and "core purpose" in GENERIC_PROMPT
+    for field in ("non-disclosure agreement", "privacy policy", "governing law", "automated", "controller"):
+        assert field in EXPERT_PROMPT
+    assert prompt_hash(GENERIC_PROMPT) == text_hash(GENERIC_PROMPT) != prompt_hash(EXPERT_PROMPT)
+
+
+def test_prompt_without_document_placeholder_gets_the_document_appended():
+    text = render_prompt("Summarise in {max_chars} chars.", 90, "DOC")
+    assert text == "Summarise in 90 chars.\n\nDocument:\nDOC"
+
+
+def test_broken_prompt_template_fails_at_construction():
+    with OpenAIStub() as stub, pytest.raises(ConfigError, match="placeholders"):
+        _llm(stub, prompt="Summarise {the document} in {max_chars}")
+
+
+# -- builtin summarizer --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["generic", "expert"])
+def test_builtin_nda_summaries_are_distinct_and_name_their_own_party(ndas, strategy):
+    summarizer = BuiltinSummarizer(strategy)
+    summaries = {d.doc_id: summarizer.summarize(d) for d in ndas}
+    texts = [s.text for s in summaries.values()]
+    assert len(set(texts)) == 5
+    for doc_id, summary in summaries.items():
+        assert len(summary.text) <= 170, summary.text
+        assert NDA_PARTIES[doc_id] in summary.text, summary.text
+        others = [p for i, p in NDA_PARTIES.items() if i != doc_id]
+        assert not any(p in summary.text for p in others), summary.text
+        assert "Non-Disclosure" in summary.text or "Non Disclosure" in summary.text
+
+
+def test_builtin_summary_fields(ndas):
+    doc = ndas[0]
+    summary = BuiltinSummarizer("expert").summarize(doc)
+    assert (summary.doc_id, summary.strategy, summary.model) == (doc.doc_id, "expert", "builtin")
+    assert summary.doc_hash == doc.content_hash
+    assert summary.target_chars == 150 and summary.cut is False and summary.version == 1
+    assert datetime.fromisoformat(summary.created).utcoffset().total_seconds() == 0
+    assert summary.text == (
+        "Non-Disclosure Agreement: AG Projects and a receiving party; "
+        "for discussing AG Projects’ services and products; law: Netherlands"
+    )
+
+
+def test_builtin_is_deterministic(ndas, cuad):
+    first = [BuiltinSummarizer(s).summarize(d).text for s in ("generic", "expert") for d in ndas + cuad]
+    second = [BuiltinSummarizer(s).summarize(d).text for s in ("generic", "expert") for d in ndas + cuad]
+    assert first == second
+
+
+@pytest.mark.parametrize("strategy", ["generic", "expert"])
+def test_builtin_cuad_summaries_are_distinct_and_name_a_type(cuad, strategy):
+    summaries = [BuiltinSummarizer(strategy).summarize(d) for d in cuad]
+    texts = [s.text for s in summaries]
+    assert len(set(texts)) == len(cuad)
+    for text in texts:
+        assert len(text) <= 170, text
+        assert any(w in text for w in ("Agreement", "Amendment", "Contract")), text
+        assert " between " in text or ": " in text
+
+
+@pytest.mark.parametrize("name", sorted(CUAD_PARTIES))
+def test_builtin_cuad_summaries_name_both_parties(cuad, name):
+    doc = next(d for d in cuad if d.doc_id == f"cuad/{name}")
+    for strategy in ("generic", "expert"):
+        text = BuiltinSummarizer(strategy).summarize(doc).text
+        for party in CUAD_PARTIES[name]:
+            assert party in text, (strategy, text)
+
+
+def test_builtin_expert_reads_type_parties_date_and_law(cuad):
+    doc = next(d for d in cuad if "KINGPHARMA" in d.doc_id)
+    text = BuiltinSummarizer("expert").summarize(doc).text
+    assert text.startswith("Promotion Agreement: Depomed, Inc. and King Pharmaceuticals, Inc.; 27 Jun 2006; ")
+    doc = next(d for d in cuad if "FLOTEK" in d.doc_id)
+    text = BuiltinSummarizer("expert").summarize(doc).text
+    assert text == (
+        "Supply Agreement: Florida Chemical Company, LLC and Flotek Chemistry, LLC; 28 Feb 2019; law: Delaware"
+    )
+
+
+def test_builtin_cuts_at_a_word_boundary_when_the_names_do_not_fit(cuad):
+    doc = next(d for d in cuad if "PREMIERBIOMEDICAL" in d.doc_id)
+    summarizer = BuiltinSummarizer("generic", target_chars=30)
+    full = summarizer.summary_text(doc)
+    summary = summarizer.summarize(doc)
+    assert summary.cut is True and len(full) > 50
+    assert len(summary.text) <= 50
+    assert full.startswith(summary.text) and full[len(summary.text)] in " ,;"
+
+
+def test_builtin_prompt_hash_tracks_heuristic_version(monkeypatch):
+    import sac.summarizing as summarizing
+
+    before = BuiltinSummarizer("generic").prompt_hash
+    assert before == BuiltinSummarizer("generic").prompt_hash != BuiltinSummarizer("expert").prompt_hash
+    monkeypatch.setattr(summarizing, "BUILTIN_VERSION", summarizing.BUILTIN_VERSION + 1)
+    assert BuiltinSummarizer("generic").prompt_hash != before
+
+
+def test_builtin_rejects_unknown_strategy_and_tiny_target():
+    with pytest.raises(ConfigError, match="'generic' or 'expert'"):
+        BuiltinSummarizer("fancy")
+    with pytest.raises(ConfigError, match="target_chars"):
+        BuiltinSummarizer("generic", target_chars=5)
+
+
+def test_builtin_handles_a_document_without_recognisable_structure():
+    doc = Document("misc/notes.txt", "meeting notes\nwe talked about lunch\n" * 3)
+    summary = BuiltinSummarizer("expert").summarize(doc)
+    assert summary.text and len(summary.text) <= 170
+    assert BuiltinSummarizer("generic").summarize(Document("misc/empty.txt", "")).text
+
+
+@pytest.mark.slow
+def test_builtin_summarizes_510_cuad_contracts_in_seconds():
+    if not CUAD_SOURCES.is_dir():
+        pytest.fail(f"CUAD sources not found at {CUAD_SOURCES}")
+    paths = sorted(CUAD_SOURCES.glob("*.txt"))
+    docs = [Document(p.name, p.read_text(encoding="utf-8", errors="replace")) for p in paths]
+    assert len(docs) == 510
+    started = time.perf_counter()
+    texts = [BuiltinSummarizer("generic").summarize(d).text for d in docs]
+    assert time.perf_counter() - started < 30
+    assert len(set(texts)) >= 500  # a few contracts are filed twice
+    parties = [len(extract_facts(d).parties) for d in docs]
+    assert sum(n >= 1 for n in parties) >= 500 and sum(n >= 2 for n in parties) >= 450
+    assert sum(" between " in t for t in texts) >= 450
+
+
+def test_cut_at_word():
+    assert cut_at_word("alpha beta gamma", 12) == "alpha beta"
+    assert cut_at_word("alpha beta", 20) == "alpha beta"
+    assert cut_at_word("supercalifragilistic", 5) == "super"
+
+
+def test_summarizers_match_the_protocol():
+    with OpenAIStub() as stub:
+        assert isinstance(_llm(stub), Summarizer)
+    assert isinstance(BuiltinSummarizer("generic"), Summarizer)
+
+
+# -- OpenAI-compatible summarizer ----------------------------------------------------------------
+
+
+def test_openai_summary_from_a_plain_answer(ndas):
+    doc = ndas[2]
+    with OpenAIStub(Answer("NDA between Mandarin Trading (ResRequest) and a business partner.")) as stub:
+        summary = _llm(stub).summarize(doc)
+        request = stub.requests[0]
+        headers = stub.headers[0]
+    assert summary.text == "NDA between Mandarin Trading (ResRequest) and a business partner."
+    assert (summary.doc_id, summary.strategy, summary.model) == (doc.doc_id, "generic-llm", "gpt-4o-mini")
+    assert summary.doc_hash == doc.content_hash and summary.prompt_hash == prompt_hash(GENERIC_PROMPT)
+    assert summary.cut is False and summary.target_chars == 150
+    assert datetime.fromisoformat(summary.created).utcoffset().total_seconds() == 0
+    assert request["model"] == "gpt-4o-mini" and request["temperature"] == 0
+    prompt = request["messages"][-1]["content"]
+    assert "at most 150 characters" in prompt and doc.text in prompt
+    assert headers["authorization"] == "Bearer not-needed"  # a local server gets a dummy key
+
+
+def test_openai_expert_strategy_uses_the_expert_prompt(ndas):
+    with OpenAIStub(Answer("NDA: AG Projects and a receiving party; law: Netherlands")) as stub:
+        summarizer = _llm(stub, "expert-llm")
+        summarizer.summarize(ndas[0])
+        assert "privacy policy" in stub.prompts()[0]
+    assert summarizer.prompt_hash == prompt_hash(EXPERT_PROMPT)
+
+
+def test_openai_too_long_then_right_asks_again_with_a_smaller_target(ndas):
+    right = Answer("NDA between AG Projects and a receiving party.")
+    with OpenAIStub(Answer("x" * 60 + " " + "y" * 120), right) as stub:
+        summary = _llm(stub).summarize(ndas[0])
+        prompts = stub.prompts()
+    assert len(prompts) == 2
+    assert "at most 150 characters" in prompts[0] and "at most 130 characters" in prompts[1]
+    assert summary.text == "NDA between AG Projects and a receiving party." and summary.cut is False
+
+
+def test_openai_reply_within_twenty_over_target_is_accepted(ndas):
+    reply = " ".join(["word"] * 34)  # 169 characters
+    with OpenAIStub(Answer(reply)) as stub:
+        summary = _llm(stub).summarize(ndas[0])
+        assert stub.calls == 1
+    assert summary.text == reply and not summary.cut
+
+
+def test_openai_always_too_long_is_cut_at_a_word_boundary(ndas):
+    long_reply = " ".join(f"party{i}" for i in range(60))
+    with OpenAIStub(default=long_reply) as stub:
+        summary = _llm(stub, max_attempts=3).summarize(ndas[0])
+        prompts = stub.prompts()
+    assert len(prompts) == 3 and "at most 110 characters" in prompts[2]
+    assert summary.cut is True and len(summary.text) <= 170
+    assert long_reply.startswith(summary.text) and long_reply[len(summary.text)] == " "
+
+
+def test_openai_rejected_key_is_a_clear_error_without_the_key(ndas):
+    secret = "sk-test-DO-NOT-PRINT-0123456789"
+    with OpenAIStub(api_key="the-right-key") as stub:
+        summarizer = _llm(stub, api_key=secret)
+        with pytest.raises(SummarizerError) as caught:
+            summarizer.summarize(ndas[0])
+        assert stub.calls == 1  # a rejected key is not retried
+    message = str(caught.value)
+    assert "rejected" in message and stub.base_url in message and "OPENAI_API_KEY" in message
+    assert secret not in message and secret[5:20] not in message
+    assert secret not in repr(summarizer) and secret not in str(vars(summarizer).get("prompt"))
+
+
+def test_openai_without_key_for_api_openai_com_names_the_variable():
+    with pytest.raises(MissingCredentialsError, match="OPENAI_API_KEY"):
+        OpenAISummarizer("generic-llm", model="gpt-4o-mini")
+
+
+def test_openai_key_from_environment(monkeypatch, ndas):
+    monkeypatch.setenv("OPENAI_API_KEY", "env-key-123")
+    with OpenAIStub(api_key="env-key-123") as stub:
+        assert _llm(stub).summarize(ndas[0]).text
+        assert stub.headers[0]["authorization"] == "Bearer env-key-123"
+
+
+def test_openai_rate_limit_then_answer_is_retried_without_waiting(ndas):
+    with OpenAIStub(Status(429), Answer("NDA between AG Projects and a receiving party.")) as stub:
+        started = time.perf_counter()
+        summary = _llm(stub, backoff_s=5.0).summarize(ndas[0])  # Retry-After: 0 wins over the backoff
+        elapsed = time.perf_counter() - started
+        assert stub.calls == 2
+    assert summary.text.startswith("NDA between AG Projects") and elapsed < 3
+
+
+def test_openai_server_errors_and_dropped_connections_are_retried(ndas):
+    with OpenAIStub(Status(500), Drop(), Status(503), Answer("NDA between AG Projects and a receiving party.")) as stub:
+        summary = _llm(stub, max_retries=4).summarize(ndas[0])
+        assert stub.calls == 4
+    assert summary.text == "NDA between AG Projects and a receiving party."
+
+
+def test_openai_persistent_server_error_names_the_document(ndas):
+    with OpenAIStub(default="unused") as stub:
+        stub.push(*[Status(500, "model crashed")] * 3)
+        with pytest.raises(SummarizerError, match="HTTP 500") as caught:
+            _llm(stub, max_retries=2).summarize(ndas[1])
+        assert stub.calls == 3
+    assert ndas[1].doc_id in str(caught.value) and "model crashed" in str(caught.value)
+
+
+def test_openai_unreachable_server_fails_fast():
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    summarizer = OpenAISummarizer("generic-llm", model="m", base_url=url, max_retries=2, backoff_s=0.05)
+    started = time.perf_counter()
+    with pytest.raises(SummarizerError, match="(?i)cannot reach") as caught:
+        summarizer.summarize(Document("x/a.txt", "Supply Agreement between A Inc. and B LLC."))
+    assert url in str(caught.value) and time.perf_counter() - started < 5
+
+
+def test_openai_timeout_is_reported(ndas):
+    late = Answer("late", delay_s=2.0)
+    with OpenAIStub(late) as stub, pytest.raises(SummarizerError, match="did not answer within 0.5 s"):
+        _llm(stub, timeout_s=0.5, max_retries=0).summarize(ndas[0])
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('Sure! Here is a summary of the document:\n\n"**NDA** between X and Y."', "NDA between X and Y."),
+        ("Summary: NDA between X\nand Y.", "NDA between X and Y."),
+        ("**Summary:** NDA between X and Y.", "NDA between X and Y."),
+        ("Here is a concise summary (140 characters): “NDA between X and Y.”", "NDA between X and Y."),
+        ("Certainly!\nNDA between X and Y.", "NDA between X and Y."),
+        ("<think>The user wants...</think>\nNDA between X and Y.", "NDA between X and Y."),
+        ("  'NDA between X and Y.'  ", "NDA between X and Y."),
+        ("NDA between X and Y: mutual, five years.", "NDA between X and Y: mutual, five years."),
+    ],
+)
+def test_clean_reply(reply, expected):
+    assert clean_reply(reply) == expected
+
+
+def test_openai_reply_is_cleaned(ndas):
+    reply = 'Sure! Here is a summary:\n\n"**Non-disclosure agreement** between AG Projects and a receiving party."'
+    with OpenAIStub(Answer(reply)) as stub:
+        summary = _llm(stub).summarize(ndas[0])
+    assert summary.text == "Non-disclosure agreement between AG Projects and a receiving party."
+
+
+def test_long_document_is_sent_as_head_and_tail_with_a_marker(cuad):
+    doc = next(d for d in cuad if "BONTON" in d.doc_id)  # 161,630 characters
+    with OpenAIStub(Answer("Agency agreement between Bon-Ton Stores and GA Retail.")) as stub:
+        _llm(stub, context_chars=4000).summarize(doc)
+        prompt = stub.prompts()[0]
+    omitted = len(doc.text) - 4000
+    assert f"\n[... {omitted} characters omitted ...]\n" in prompt
+    assert doc.text[:3000] in prompt and doc.text[-1000:] in prompt
+    assert doc.text[3000:3100] not in prompt and len(prompt) < 4000 + len(GENERIC_PROMPT) + 100
+    assert fit_document("short", 4000) == "short"
+
+
+def test_estimate_tokens_and_cost(ndas):
+    with OpenAIStub() as stub:
+        tokens = _llm(stub).estimate_tokens(ndas)
+    chars = sum(len(render_prompt(GENERIC_PROMPT, 150, d.text)) for d in ndas)
+    assert tokens["documents"] == 5 and abs(tokens["input_tokens"] - chars / 4) <= 1
+    assert tokens["output_tokens"] == 5 * 170 // 4 + 1
+    cost = estimate_cost_usd(tokens, "gpt-4o-mini")
+    assert cost == pytest.approx((tokens["input_tokens"] * 0.15 + tokens["output_tokens"] * 0.60) / 1e6)
+    assert estimate_cost_usd(tokens, "gpt-4o-mini-2024-07-18") == cost
+    assert estimate_cost_usd(tokens, "gpt-4o") > cost
+    assert estimate_cost_usd(tokens, "qwen2.5:1.5b") is None
+
+
+# -- store and corpus runs -------------------------------------------------------------------
+
+
+def _echo_handler(request: dict) -> str:
+    """Answer with the document's first line, so that each document gets its own summary."""
+    document = request["messages"][-1]["content"].split("Document:\n", 1)[1]
+    return "Summary of " + document.strip().splitlines()[0][:80]
+
+
+def test_second_corpus_run_makes_no_calls(tmp_path, ndas):
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(handler=_echo_handler) as stub:
+        first = summarize_corpus(ndas, _llm(stub), store, concurrency=2)
+        assert stub.calls == 5
+        second = summarize_corpus(ndas, _llm(stub), store, concurrency=2)
+        assert stub.calls == 5
+    assert first == second and set(first) == {d.doc_id for d in ndas}
+    assert len({s.text for s in first.values()}) == 5
+
+
+def test_cache_key_includes_target_and_prompt(tmp_path, ndas):
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(handler=_echo_handler) as stub:
+        summarize_corpus(ndas[:2], _llm(stub), store)
+        summarize_corpus(ndas[:2], _llm(stub, target_chars=100), store)
+        assert stub.calls == 4
+        summarize_corpus(ndas[:2], _llm(stub, prompt=GENERIC_PROMPT + "\nBe brief."), store)
+        assert stub.calls == 6
+        summarize_corpus(ndas[:2], _llm(stub), store)
+        assert stub.calls == 6
+
+
+def test_concurrent_requests_overlap(tmp_path, cuad):
+    store = SummaryStore(tmp_path / "summaries")
+    seen: list[tuple[int, int, str]] = []
+    with OpenAIStub(handler=_echo_handler, delay_s=0.3) as stub:
+        out = summarize_corpus(cuad[:8], _llm(stub), store, concurrency=4, progress=lambda *a: seen.append(a))
+        assert stub.calls == 8 and stub.max_in_flight >= 2
+    assert len(out) == 8
+    assert seen[0] == (0, 8, "") and seen[-1][:2] == (8, 8) and len(seen) == 9
+
+
+def test_failure_keeps_finished_summaries_and_rerun_completes(tmp_path, cuad):
+    docs = cuad[:8]
+    bad = docs[3]
+    marker = bad.text.strip().splitlines()[0][:40]
+
+    def flaky(request: dict):
+        if marker in request["messages"][-1]["content"]:
+            return Status(400, "This model's maximum context length is exceeded")
+        return _echo_handler(request)
+
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(handler=flaky) as stub:
+        with pytest.raises(SummarizerError) as caught:
+            summarize_corpus(docs, _llm(stub), store, concurrency=3)
+        assert stub.calls == 8
+    message = str(caught.value)
+    assert "1 of 8" in message and repr(bad.doc_id) in message and "maximum context length" in message
+    with OpenAIStub(handler=_echo_handler) as stub:
+        kept = [d for d in docs if store.get_cached(d, _llm(stub)) is not None]
+        assert len(kept) == 7 and bad not in kept
+        out = summarize_corpus(docs, _llm(stub), store, concurrency=3)
+        assert stub.calls == 1 and "maximum" not in stub.prompts()[0]
+    assert len(out) == 8
+    assert all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
+
+
+def test_stop_event_keeps_finished_summaries_and_rerun_makes_only_missing_calls(tmp_path, cuad):
+    docs = cuad[:8]
+    stop = threading.Event()
+    store = SummaryStore(tmp_path / "summaries")
+
+    def progress(done: int, total: int, doc_id: str) -> None:
+        if done >= 3:
+            stop.set()
+
+    with OpenAIStub(handler=_echo_handler, delay_s=0.05) as stub:
+        partial = summarize_corpus(docs, _llm(stub), store, concurrency=2, progress=progress, stop=stop)
+        first_calls = stub.calls
+    assert 3 <= len(partial) < 8 and first_calls == len(partial)
+    with OpenAIStub(handler=_echo_handler) as stub:
+        out = summarize_corpus(docs, _llm(stub), store, concurrency=2)
+        assert stub.calls == 8 - len(partial)
+    assert len(out) == 8 and all(out[k] == v for k, v in partial.items())
+    assert all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
+
+
+def test_unreachable_server_stops_the_run_early(tmp_path, cuad):
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    summarizer = OpenAISummarizer("generic-llm", model="m", base_url=url, max_retries=1, backoff_s=0.01)
+    started = time.perf_counter()
+    with pytest.raises(SummarizerError, match="(?i)cannot reach") as caught:
+        summarize_corpus(cuad, summarizer, SummaryStore(tmp_path / "s"), concurrency=2)
+    assert "not started" in str(caught.value) and time.perf_counter() - started < 5
+
+
+def test_builtin_corpus_run_runs_inline_and_caches(tmp_path, ndas):
+    store = SummaryStore(tmp_path / "summaries")
+    summarizer = BuiltinSummarizer("expert")
+    out = summarize_corpus(ndas + ndas[:1], summarizer, store)  # a repeated document is summarized once
+    assert list(out) == [d.doc_id for d in ndas]
+    assert all(s.text == summarizer.summarize(d).text for d, s in zip(ndas, out.values(), strict=True))
+    assert all(len(store.history(d.content_hash, "expert")) == 1 for d in ndas)
+    assert not list((tmp_path / "summaries").rglob("*.tmp"))
+    with pytest.raises(ConfigError, match="concurrency"):
+        summarize_corpus(ndas, summarizer, store, concurrency=0)
+
+
+def test_edits_add_versions_and_win(tmp_path, ndas):
+    doc = ndas[3]
+    store = SummaryStore(tmp_path / "summaries")
+    summarizer = BuiltinSummarizer("generic")
+    generated = summarize_corpus([doc], summarizer, store)[doc.doc_id]
+    assert generated.version == 1 and store.current(doc, "generic") == generated
+    edit = store.save_edit(doc, "generic", "  VELCO NDA: Vermont Electric Power Co. and a recipient;\nCEII and BCSI. ")
+    assert (edit.version, edit.model) == (2, "human")
+    assert edit.text == "VELCO NDA: Vermont Electric Power Co. and a recipient; CEII and BCSI."
+    second = store.save_edit(doc, "generic", "VELCO NDA on CEII, BCSI and CI.")
+    assert second.version == 3 and store.current(doc, "generic") == second
+    history = store.history(doc.content_hash, "generic")
+    assert [h.version for h in history] == [1, 2, 3] and [h.model for h in history] == ["builtin", "human", "human"]
+    # The generated summary is still the cache; a run makes nothing new and returns the edit.
+    assert store.get_cached(doc, summarizer) == generated
+    assert summarize_corpus([doc], summarizer, store)[doc.doc_id] == second
+    # Another strategy and changed content have nothing current.
+    assert store.current(doc, "expert") is None
+    assert store.current(dataclasses.replace(doc, text=doc.text + " amended"), "generic") is None
+    # A copy under another name shares the content, so the summary follows it.
+    assert store.current(dataclasses.replace(doc, doc_id="copies/velco.txt"), "generic").doc_id == "copies/velco.txt"
+    with pytest.raises(ConfigError, match="non-empty"):
+        store.save_edit(doc, "generic", "  \n ")
+
+
+def test_store_survives_a_new_instance_and_reports_corrupt_files(tmp_path, ndas):
+    root = tmp_path / "summaries"
+    summarize_corpus(ndas, BuiltinSummarizer("generic"), SummaryStore(root))
+    again = SummaryStore(root)
+    assert all(again.get_cached(d, BuiltinSummarizer("generic")) is not None for d in ndas)
+    victim = next(root.rglob("*.json"))
+    victim.write_text("{not json", encoding="utf-8")
+    with pytest.raises(SummarizerError, match="Cannot read stored summaries"):
+        summarize_corpus(ndas, BuiltinSummarizer("generic"), again)
+
+
+def test_summary_set_round_trip_and_import_by_hash(tmp_path, ndas):
+    with OpenAIStub(handler=_echo_handler) as stub:
+        summarizer = _llm(stub, "expert-llm")
+        made = summarize_corpus(ndas, summarizer, SummaryStore(tmp_path / "maker"))
+    path = tmp_path / "sets" / "contractnli-expert-llm.json"
+    path.parent.mkdir()
+    meta = {"base_url": "http://example.invalid/v1", "note": "demo"}
+    save_summary_set(path, [made[d.doc_id] for d in ndas], meta=meta)
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert {"strategy", "model", "prompt_hash", "target_chars", "created", "summaries"} <= set(raw)
+    assert set(raw["summaries"][0]) == {"doc_id", "doc_hash", "text", "chars", "cut"}
+    assert raw["summaries"][0]["chars"] == len(raw["summaries"][0]["text"])
+
+    loaded = load_summary_set(path)
+    assert (loaded.strategy, loaded.model, loaded.prompt_hash, loaded.target_chars) == (
+        "expert-llm", "gpt-4o-mini", prompt_hash(EXPERT_PROMPT), 150
+    )
+    assert loaded.meta == {"base_url": "http://example.invalid/v1", "note": "demo"}
+    assert set(loaded.summaries) == {d.content_hash for d in ndas}
+    assert loaded.summaries[ndas[0].content_hash].text == made[ndas[0].doc_id].text
+
+    store = SummaryStore(tmp_path / "user")
+    assert store.import_set(loaded) == 5 and store.import_set(loaded) == 0
+    renamed = Document("uploads/my-nda.txt", ndas[0].text)  # matched by content, not name
+    current = store.current(renamed, "expert-llm")
+    assert current.text == made[ndas[0].doc_id].text and current.doc_id == "uploads/my-nda.txt"
+    assert store.current(Document("x.txt", ndas[0].text + "!"), "expert-llm") is None
+    # An imported set is the cache of the same summarizer: a run makes no calls.
+    with OpenAIStub(handler=_echo_handler) as stub:
+        summarize_corpus(ndas, _llm(stub, "expert-llm"), store)
+        assert stub.calls == 0
+
+
+def test_summary_set_errors(tmp_path, ndas):
+    generic = BuiltinSummarizer("generic").summarize(ndas[0])
+    expert = BuiltinSummarizer("expert").summarize(ndas[1])
+    with pytest.raises(ConfigError, match="one strategy"):
+        save_summary_set(tmp_path / "mixed.json", [generic, expert], meta={})
+    with pytest.raises(ConfigError, match="at least one"):
+        save_summary_set(tmp_path / "empty.json", [], meta={})
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"strategy": "x"}', encoding="utf-8")
+    with pytest.raises(CorpusError, match="broken.json"):
+        load_summary_set(broken)
+    evil = tmp_path / "evil.json"
+    entry = {"doc_id": "a", "doc_hash": "../../etc", "text": "t"}
+    data = {"strategy": "x", "model": "m", "prompt_hash": "p", "target_chars": 150, "summaries": [entry]}
+    evil.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CorpusError, match="hex"):
+        load_summary_set(evil)
+
+
+# -- registry ----------------------------------------------------------------------------------
+
+
+def test_make_summarizer(tmp_path):
+    config = SacConfig(workspace=tmp_path, summary_chars=120, llm_base_url="http://127.0.0.1:9/v1", llm_model="qwen2.5")
+    builtin = make_summarizer("builtin", "expert", config)
+    assert isinstance(builtin, BuiltinSummarizer) and (builtin.name, builtin.target_chars) == ("builtin-expert", 120)
+    llm = make_summarizer("openai", "generic", config)
+    assert (llm.strategy, llm.model, llm.target_chars) == ("generic-llm", "qwen2.5", 120)
+    assert llm.base_url == "http://127.0.0.1:9/v1" and llm.prompt_hash == prompt_hash(GENERIC_PROMPT)
+    prompt = "Name the parties in {max_chars} chars."
+    custom = make_summarizer("openai", "my-strategy", config, prompt=prompt)
+    assert custom.strategy == "my-strategy" and custom.prompt_hash == prompt_hash(prompt)
+    with pytest.raises(ConfigError) as caught:
+        make_summarizer("anthropic", "generic", config)
+    assert str(caught.value) == f"Unknown summarizer 'anthropic'. Choices are: {sorted(SUMMARIZERS)}"
+    with pytest.raises(MissingCredentialsError, match="OPENAI_API_KEY"):
+        make_summarizer("openai", "generic", SacConfig(workspace=tmp_path))
