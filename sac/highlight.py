@@ -29,8 +29,7 @@ BADGE_STYLES: dict[str, str] = {
 }
 _BADGE_BASE = "display:inline-block;padding:0 6px;border-radius:4px;font-size:0.8em;font-weight:600;margin-right:4px;"
 _TEXT_STYLE = (
-    "white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;"
-    "font-size:0.82em;line-height:1.45;"
+    "white-space:pre-wrap;word-break:break-word;font-size:0.86em;line-height:1.5;"
 )
 _CARD_STYLE = "border:1px solid #d6dae0;border-radius:6px;padding:6px 8px;margin:0 0 6px 0;"
 _WRONG_CARD_STYLE = "border:2px solid #d9534f;border-radius:6px;padding:6px 8px;margin:0 0 6px 0;background:#fffafa;"

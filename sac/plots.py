@@ -18,6 +18,7 @@ from sac.types import text_hash
 METHOD_COLORS: dict[str, str] = {"baseline": "#7f7f7f", "sac-generic": "#1f77b4", "sac-expert": "#d62728"}
 _PALETTE = ["#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 LABELS = {"drm": "DRM (%)", "precision": "precision (%)", "recall": "recall (%)"}
+TITLES = {"drm": "DRM", "precision": "Precision", "recall": "Recall"}
 
 
 def method_color(method: str, methods: Sequence[str] = ()) -> str:
@@ -29,7 +30,7 @@ def method_color(method: str, methods: Sequence[str] = ()) -> str:
 
 
 def per_k(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
-    """The rows with a numeric k (not the mean), k as int, figures in percent, sorted by method and k.
+    """The rows with a numeric k (not the mean), k as int, figures in percent, sorted by k (methods keep their order).
 
     ``dataset`` picks one dataset; by default "overall" when present, else the only dataset.
     """
@@ -40,7 +41,7 @@ def per_k(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
     f = f[f["dataset"] == (dataset or default_dataset(frame))]
     for c in ("precision", "recall", "drm"):
         f[c] = f[c].astype(float) * 100
-    return f.sort_values(["method", "k"], kind="stable").reset_index(drop=True)
+    return f.sort_values("k", kind="stable").reset_index(drop=True)
 
 
 def default_dataset(frame: pd.DataFrame) -> str:
@@ -80,7 +81,7 @@ def metric_vs_k(frame: pd.DataFrame, metric: str = "drm", dataset: str | None = 
         ))
     fig.update_xaxes(type="log", tickvals=sorted(set(f["k"])), ticktext=[str(k) for k in sorted(set(f["k"]))])
     name = dataset or default_dataset(frame)
-    return _layout(fig, f"{LABELS[metric].split(' ')[0].capitalize()} against k ({name})", "k", LABELS[metric])
+    return _layout(fig, f"{TITLES[metric]} against k ({name})", "k", LABELS[metric])
 
 
 def drm_per_dataset(frame: pd.DataFrame, k: int | str = "mean") -> go.Figure:

@@ -15,7 +15,7 @@ import dataclasses
 import fcntl
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from sac.errors import ConfigError
+from sac.types import Chunk, Hit, Span
 from sac.workspace import utc_now
 
 LABELS: tuple[str, ...] = ("relevant", "partly relevant", "not relevant", "wrong document", "boilerplate")
@@ -197,6 +198,32 @@ class ReviewStore:
             if not row.get("deleted"):
                 current[span.key] = span
         return list(current.values())
+
+
+def load_retrieved(run_dir: Path) -> list[dict[str, Any]]:
+    """The ``retrieved.jsonl`` rows of a saved run: dataset, query_id, query, method, retrieved spans."""
+    return ReviewStore._read(Path(run_dir) / "retrieved.jsonl")
+
+
+def run_hits(
+    rows: Sequence[dict[str, Any]], dataset: str, query_id: str, texts: Mapping[str, str], k: int | None = None,
+) -> dict[str, list[Hit]]:
+    """Per method, the hits a saved run retrieved for one query, rebuilt from the documents' texts.
+
+    A hit whose document is not in ``texts`` (a distractor pool document) keeps its span with empty text.
+    """
+    out: dict[str, list[Hit]] = {}
+    for row in rows:
+        if row.get("dataset") != dataset or row.get("query_id") != query_id:
+            continue
+        hits = []
+        for rank, item in enumerate(row.get("retrieved", [])[:k], start=1):
+            start, end = (int(v) for v in item["span"])
+            span = Span(str(item["file_path"]), start, end)
+            text = texts.get(span.doc_id, "")[start:end]
+            hits.append(Hit(Chunk(span, text), float(item.get("score", 0.0)), rank))
+        out[str(row["method"])] = hits
+    return out
 
 
 def labels_frame(labels: Sequence[ChunkLabel]) -> pd.DataFrame:

@@ -1,0 +1,101 @@
+"""SAC Workbench, home: what DRM and SAC are, what the workspace holds, and one button to load the demo."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+import app_cache
+from sac.catalog import DEMO_DIR, DEMO_NAME
+from sac.cli import import_summary_sets
+from sac.corpus import load_benchmark
+from sac.errors import SacError
+from sac.evaluation import corpus_name
+from sac.retrieval import BASE_METHODS, parse_methods
+
+st.set_page_config(page_title="SAC Workbench", page_icon="⚖️", layout="wide")
+
+DEMO_CHOICES = {
+    "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (under a minute)",
+    "both": "ContractNLI and CUAD: 5 NDAs + 29 commercial contracts, 246 questions (a few minutes on 2 cores)",
+}
+
+
+def load_demo(datasets: list[str] | None) -> None:
+    """Index the demo datasets with the three methods, with a progress bar per stage."""
+    wb = app_cache.workbench()
+    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    started = time.perf_counter()
+    import_summary_sets(wb, DEMO_DIR)
+    for ds in load_benchmark(DEMO_DIR, datasets):
+        reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(BASE_METHODS)),
+                           progress=lambda stage, done, total, name=ds.name: progress(f"{name} · {stage}", done, total))
+        added = sum(r.added for r in reports.values())
+        kept = sum(r.kept for r in reports.values())
+        app_cache.flash("info", f"{ds.name}: {len(ds.documents)} documents, {added:,} chunks embedded, "
+                                f"{kept:,} already indexed.")
+    app_cache.invalidate()
+    app_cache.flash("success", f"Demo loaded in {time.perf_counter() - started:.0f} s. Open **Compare** to see DRM at work.")
+    st.rerun()
+
+
+st.title("SAC Workbench")
+st.markdown(
+    "**Document-Level Retrieval Mismatch (DRM)** is retrieval returning chunks from the wrong document: "
+    "legal corpora are full of look-alike contracts, and a 500-character chunk of one NDA reads like "
+    "the same clause of a hundred others. "
+    "**Summary-Augmented Chunking (SAC)** prepends a short (~150-character) summary of its document to "
+    "every chunk before embedding, so each chunk carries which contract it comes from. "
+    "This workbench measures DRM and precision/recall for the baseline and SAC methods on your documents, "
+    "shows every method's hits side by side, and lets legal experts review and correct what was retrieved."
+)
+
+app_cache.show_flashes()
+try:
+    wb = app_cache.workbench()
+    ws = wb.workspace
+    indexes = app_cache.indexes(wb)
+    corpora = app_cache.corpora()
+    runs = ws.list_runs()
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+
+st.subheader("Your workspace")
+strategies = sorted({i["method"] for i in indexes if str(i.get("method", "")).startswith("sac-")})
+cols = st.columns(4)
+cols[0].metric("Corpora", len(corpora), help="Benchmark datasets (with questions) and uploaded document sets")
+cols[1].metric("Indexes", len(indexes), help="One per corpus, method, embedder and chunking")
+cols[2].metric("Summary sets in use", len(strategies), help="SAC methods with an index: " + (", ".join(strategies) or "none"))
+cols[3].metric("Saved evaluation runs", len(runs))
+st.caption(f"Workspace folder: `{ws.root}` · " + app_cache.index_settings_caption(wb.config))
+
+if indexes:
+    frame = pd.DataFrame(indexes)[["corpus", "method", "chunks", "embedder", "chunking"]]
+    st.dataframe(frame.sort_values(["corpus", "method"]), hide_index=True, width="stretch", key="home_indexes")
+else:
+    st.info("Nothing is indexed yet. Load the demo corpus below, or upload your own documents on the **Corpus** page.")
+
+st.subheader("Start with the demo")
+st.markdown(
+    "The demo is the LegalBench-RAG mini benchmark: real contracts with questions whose answers are marked "
+    "character by character, so every hit can be checked against the right document. Loading it builds "
+    "the `baseline`, `sac-generic` and `sac-expert` indexes offline: no API key needed."
+)
+choice = st.radio("Datasets to load", list(DEMO_CHOICES), format_func=DEMO_CHOICES.get, index=1,
+                  key="home_demo_datasets", horizontal=False)
+if st.button("Load the demo corpus", type="primary", key="home_load_demo"):
+    try:
+        load_demo(["contractnli"] if choice == "contractnli" else None)
+    except SacError as err:
+        st.error(str(err))
+        st.stop()
+
+st.subheader("Then")
+st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged", icon="🔍")
+st.page_link("pages/4_Evaluate.py", label="Evaluate: DRM, precision and recall against k, saved runs", icon="📈")
+st.page_link("pages/1_Corpus.py", label="Corpus: upload your own documents and build indexes", icon="📄")
+st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare the summaries SAC prepends", icon="📝")
+st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark new ground truth, export", icon="✅")

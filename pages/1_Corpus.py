@@ -1,0 +1,202 @@
+"""Corpus: upload documents (or a LegalBench-RAG benchmark), choose the index settings, build with progress."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import PurePosixPath
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import app_cache
+from sac.catalog import save_benchmark
+from sac.corpus import load_benchmark_zip, read_document_bytes, read_zip
+from sac.errors import CorpusError, SacError
+from sac.evaluation import corpus_name
+from sac.retrieval import BASE_METHODS, parse_methods
+from sac.summarizing import OpenAISummarizer
+from sac.types import Document
+
+st.set_page_config(page_title="Corpus · SAC Workbench", page_icon="📄", layout="wide")
+
+UPLOAD_TYPES = ["txt", "md", "pdf", "docx", "html", "htm", "zip"]
+LLM_STRATEGIES = ("generic-llm", "expert-llm")
+
+
+def settings_ui() -> dict[str, Any]:
+    """Index settings (shared with every page of this session) and the summarizer for this build."""
+    current = app_cache.settings()
+    cols = st.columns(3)
+    chunk_size = int(cols[0].number_input("Chunk size (characters)", 100, 4000, current["chunk_size"], step=50,
+                                          key="corpus_chunk_size"))
+    summary_chars = int(cols[1].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
+                                             step=10, key="corpus_summary_chars"))
+    choices = list(dict.fromkeys([current["embedder"], *app_cache.EMBEDDER_CHOICES]))
+    embedder = cols[2].selectbox("Embedder", choices, key="corpus_embedder",
+                                 help="minilm: the packaged all-MiniLM-L6-v2, offline. The ONNX variants run faster.")
+    app_cache.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
+
+    kind = st.radio("Summarizer", ["built-in", "OpenAI-compatible endpoint"], horizontal=True, key="corpus_summarizer",
+                    help="Built-in: offline extractive summaries (title, parties, date, law). An endpoint: any "
+                         "OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).")
+    llm: dict[str, Any] | None = None
+    options = list(BASE_METHODS)
+    if kind != "built-in":
+        cols = st.columns(3)
+        llm = {
+            "model": cols[0].text_input("Model", "gpt-4o-mini", key="corpus_llm_model"),
+            "base_url": cols[1].text_input("Base URL (empty: api.openai.com)", "", key="corpus_llm_base_url",
+                                           placeholder="http://127.0.0.1:8089/v1").strip() or None,
+            # Kept only in this browser session's memory: never written to disk or to a log.
+            "api_key": cols[2].text_input("API key", "", type="password", key="corpus_llm_key").strip() or None,
+        }
+        options += [f"sac-{s}" for s in LLM_STRATEGIES]
+    methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
+        [f"sac-{s}" for s in LLM_STRATEGIES] if llm else []), key="corpus_methods")
+    return {"llm": llm, "methods": methods}
+
+
+def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tuple[list[Document], dict[str, list]]:
+    """Documents of every uploaded file; a LegalBench-RAG zip becomes a benchmark. Errors are per file."""
+    documents: list[Document] = []
+    benchmarks: dict[str, list] = {}
+    for i, upload in enumerate(files, start=1):
+        data = upload.getvalue()
+        try:
+            if upload.name.lower().endswith(".zip"):
+                try:
+                    benchmarks[upload.name] = load_benchmark_zip(data, upload.name)
+                except CorpusError as err:
+                    if "not a LegalBench-RAG archive" not in str(err):
+                        raise
+                    docs, errors = read_zip(data, upload.name)
+                    documents.extend(docs)
+                    for error in errors:
+                        st.error(str(error))
+            else:
+                documents.append(read_document_bytes(upload.name, data))
+        except SacError as err:
+            st.error(str(err))
+        progress("reading files", i, len(files))
+    return documents, benchmarks
+
+
+def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], llm: dict[str, Any] | None,
+          progress: app_cache.ProgressReporter) -> None:
+    """LLM summaries first (when asked), then every index; reports what each sync did."""
+    parsed = parse_methods(",".join(methods))
+    started = time.perf_counter()
+    if llm:
+        for strategy in LLM_STRATEGIES:
+            if f"sac-{strategy}" in methods:
+                summarizer = OpenAISummarizer(strategy, model=llm["model"], base_url=llm["base_url"],
+                                              api_key=llm["api_key"], target_chars=wb.config.summary_chars)
+                wb.summaries(documents, strategy, summarizer=summarizer,
+                             progress=lambda stage, done, total, s=strategy: progress(f"summarizing ({s})", done, total))
+    reports = wb.build(corpus, documents, parsed, progress=progress)
+    rows = [{"method": name, "chunks embedded": r.added, "already indexed": r.kept, "removed": r.deleted,
+             "documents changed": r.documents_changed} for name, r in reports.items()]
+    st.success(f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"corpus_report_{corpus}")
+
+
+def default_benchmark_name(file_name: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", PurePosixPath(file_name).stem).strip("-._")
+    return (stem or "benchmark")[:60]
+
+
+st.title("Corpus")
+st.markdown("Upload contracts (or a LegalBench-RAG benchmark as a zip), choose how they are chunked, "
+            "summarised and embedded, and build one index per method.")
+app_cache.show_flashes()
+
+try:
+    st.subheader("1 · Settings")
+    choice = settings_ui()
+    wb = app_cache.workbench()
+    ws = wb.workspace
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+st.caption(app_cache.index_settings_caption(wb.config) + " Other pages use these settings in this session.")
+
+st.subheader("2 · Add documents")
+uploaded_corpora = [e.name for e in app_cache.corpora() if e.kind == "upload"]
+cols = st.columns([1, 2])
+target = cols[0].selectbox("Add to corpus", ["(new corpus)"] + uploaded_corpora, key="corpus_target")
+new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new_name",
+                              disabled=target != "(new corpus)",
+                              help="Letters, digits, '.', '_' or '-'. A LegalBench-RAG zip becomes a benchmark instead.")
+files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a LegalBench-RAG folder as .zip",
+                         type=UPLOAD_TYPES, accept_multiple_files=True, key="corpus_files")
+if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"]):
+    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    try:
+        documents, benchmarks = read_uploads(files, progress)
+        for file_name, datasets in benchmarks.items():
+            name = default_benchmark_name(file_name)
+            save_benchmark(ws, name, datasets)
+            st.info(f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on Compare and Evaluate.")
+            for ds in datasets:
+                build(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"], progress)
+        if documents:
+            corpus = new_name.strip() if target == "(new corpus)" else target
+            all_docs = ws.add_documents(corpus, documents)
+            build(wb, corpus, all_docs, choice["methods"], choice["llm"], progress)
+        elif not benchmarks:
+            st.warning("No document could be read.")
+    except SacError as err:
+        st.error(str(err))
+    finally:
+        app_cache.invalidate()
+
+st.subheader("3 · Documents")
+entries = app_cache.corpora()
+if not entries:
+    st.info("No corpus yet.")
+    st.stop()
+by_name = {e.name: e for e in entries}
+shown = st.selectbox("Corpus", list(by_name), format_func=lambda n: by_name[n].label, key="corpus_shown",
+                     persist_state="session")
+try:
+    data = app_cache.dataset(by_name[shown])
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+built = app_cache.built_methods(wb, shown)
+st.caption(f"{len(data.documents)} documents · {len(data.queries)} benchmark questions · indexes built with the "
+           f"current settings: {', '.join(built) or 'none'}")
+frame = pd.DataFrame([
+    {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
+    for d in data.documents
+])
+st.dataframe(frame, hide_index=True, key="corpus_documents")
+
+cols = st.columns(2)
+with cols[0]:
+    if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=not choice["methods"],
+                 help="Embeds only what is missing or changed; the methods chosen above."):
+        progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+        try:
+            build(wb, shown, list(data.documents), choice["methods"], choice["llm"], progress)
+        except SacError as err:
+            st.error(str(err))
+        finally:
+            app_cache.invalidate()
+with cols[1]:
+    if by_name[shown].kind == "upload":
+        remove = st.multiselect("Remove documents", [d.doc_id for d in data.documents], key="corpus_remove_pick")
+        if st.button("Remove from the corpus and every index", key="corpus_remove", disabled=not remove):
+            try:
+                ws.remove_documents(shown, remove)
+                removed = wb.remove_documents(shown, remove)
+                app_cache.flash("success", f"Removed {len(remove)} document(s) and {removed:,} indexed chunks.")
+                app_cache.invalidate()
+                st.rerun()
+            except SacError as err:
+                app_cache.invalidate()
+                st.error(str(err))
+    else:
+        st.caption("Benchmark corpora are read-only: their questions point into these exact documents.")

@@ -1,0 +1,174 @@
+"""Summaries: read every document's summary per strategy, edit one (new version, re-embedded at once),
+regenerate, and flag look-alike summaries that cannot tell their documents apart."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import app_cache
+from sac.errors import SacError, SummarizerError
+from sac.retrieval import parse_method
+from sac.summarizing import BuiltinSummarizer, OpenAISummarizer, default_prompt
+from sac.summary_edits import FILTERS, filter_summaries, regenerate, summaries_frame
+from sac.types import text_hash
+
+st.set_page_config(page_title="Summaries · SAC Workbench", page_icon="📝", layout="wide")
+
+BUILTIN = ("generic", "expert")
+LLM = ("generic-llm", "expert-llm")
+
+
+def summarizer_ui(strategy: str, target: int) -> Any:
+    """The summarizer to regenerate ``strategy`` with: the built-in one, or an endpoint with an editable prompt."""
+    kinds = ["built-in", "OpenAI-compatible endpoint"] if strategy in BUILTIN else ["OpenAI-compatible endpoint"]
+    kind = st.radio("Regenerate with", kinds, horizontal=True, key="sum_regen_kind")
+    if kind == "built-in":
+        return BuiltinSummarizer(strategy, target_chars=target)
+    cols = st.columns(3)
+    model = cols[0].text_input("Model", "gpt-4o-mini", key="sum_llm_model")
+    base_url = cols[1].text_input("Base URL (empty: api.openai.com)", "", key="sum_llm_base_url").strip() or None
+    api_key = cols[2].text_input("API key", "", type="password", key="sum_llm_key").strip() or None
+    prompt = st.text_area("Prompt ({max_chars} and {document} are filled in)", default_prompt(strategy), height=220,
+                          key=f"sum_prompt_{strategy}")
+    llm_strategy = strategy if strategy not in BUILTIN else f"{strategy}-llm"
+    return OpenAISummarizer(llm_strategy, model=model, base_url=base_url, api_key=api_key, prompt=prompt,
+                            target_chars=target)
+
+
+st.title("Summaries")
+st.markdown("SAC embeds each chunk after its document's summary. A summary that does not say which contract "
+            "it is (parties, type, date) cannot keep look-alike documents apart: find those here, and fix them.")
+app_cache.show_flashes()
+
+try:
+    wb = app_cache.workbench()
+    entries = {e.name: e for e in app_cache.corpora()}
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+if not entries:
+    st.info("No corpus yet: load the demo on the home page or upload documents on **Corpus**.")
+    st.stop()
+
+corpus = st.selectbox("Corpus", list(entries), format_func=lambda n: entries[n].label, key="sum_corpus",
+                      persist_state="session")
+try:
+    data = app_cache.dataset(entries[corpus])
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+documents = list(data.documents)
+built = app_cache.built_methods(wb, corpus)
+known = list(dict.fromkeys([*BUILTIN, *(m[4:] for m in built if m.startswith("sac-")), *LLM]))
+chosen = st.multiselect("Strategies", known, default=list(BUILTIN), key="sum_strategies",
+                        help="sac-<strategy> is the method that embeds chunks after these summaries.")
+
+summaries: dict[str, dict] = {}
+for strategy in chosen:
+    try:
+        summaries[strategy] = app_cache.summaries(wb, corpus, documents, strategy)
+    except SummarizerError:
+        st.info(f"No {strategy!r} summaries yet: generate them below (an OpenAI-compatible endpoint) "
+                "or on **Corpus**.")
+    except SacError as err:
+        st.error(str(err))
+
+cols = st.columns([2, 1, 1])
+search = cols[0].text_input("Search documents and summaries", "", key="sum_search")
+show = cols[1].selectbox("Show", FILTERS, key="sum_filter")
+threshold = cols[2].slider("Look-alike if cosine ≥", 0.5, 1.0, 0.9, 0.01, key="sum_threshold",
+                           help="Each summary is embedded with the index's embedder and compared to every other.")
+lookalikes = {}
+if summaries and len(documents) > 1:
+    try:
+        for strategy, by_doc in summaries.items():
+            ids = [d.doc_id for d in documents if d.doc_id in by_doc]
+            lookalikes[strategy] = app_cache.lookalikes(wb, ids, [by_doc[i].text for i in ids])
+    except SacError as err:
+        st.error(str(err))
+frame = summaries_frame(documents, summaries, {d.doc_id: len(wb.chunks(d)) for d in documents}, lookalikes)
+shown = filter_summaries(frame, search, show, threshold)
+st.caption(f"{len(shown)} of {len(frame)} documents · target length {wb.config.summary_chars} characters "
+           "(20 over allowed) · similarity: cosine to the most similar other summary")
+column_config = {s: st.column_config.TextColumn(s, width="large") for s in summaries}
+column_config.update({f"{s} similarity": st.column_config.ProgressColumn(
+    f"{s} similarity", min_value=0.0, max_value=1.0, format="%.3f") for s in lookalikes})
+st.dataframe(shown, hide_index=True, column_config=column_config, key="sum_table")
+
+st.subheader("Edit or regenerate a summary")
+doc_ids = [d.doc_id for d in documents]
+by_id = {d.doc_id: d for d in documents}
+cols = st.columns([3, 1])
+doc_id = cols[0].selectbox("Document", doc_ids, key="sum_edit_doc")
+strategy = cols[1].selectbox("Strategy", known, key="sum_edit_strategy")
+document = by_id[doc_id]
+store = wb.summary_store
+current = store.current(document, strategy)
+method = parse_method(f"sac-{strategy}")
+indexed = method.name in built
+
+history = store.history(document.content_hash, strategy)
+if history:
+    st.dataframe(pd.DataFrame([{"version": s.version, "model": s.model, "chars": len(s.text), "cut": s.cut,
+                                "created": s.created, "text": s.text} for s in reversed(history)]),
+                 hide_index=True, key="sum_history",
+                 column_config={"text": st.column_config.TextColumn("text", width="large")})
+
+edit_key = f"sum_edit_text_{text_hash(doc_id)}_{strategy}_{current.version if current else 0}"
+text = st.text_area(f"Summary ({strategy})", current.text if current else "", height=100, key=edit_key)
+st.caption(f"{len(text.strip())} characters (target {wb.config.summary_chars}). "
+           + (f"Saving re-embeds only this document's chunks in the {method.name} index."
+              if indexed else f"No {method.name} index with the current settings yet: it will use this summary when built."))
+if st.button("Save as a new version", type="primary", key="sum_save", disabled=not text.strip()):
+    try:
+        saved = store.save_edit(document, strategy, text)
+        started = time.perf_counter()
+        if indexed:
+            report = wb.build(corpus, documents, [method])[method.index_name]
+            st.session_state["sum_last_report"] = {
+                "document": doc_id, "method": method.name, "version": saved.version,
+                "chunks re-embedded": report.added, "chunks kept": report.kept, "removed": report.deleted,
+                "documents changed": report.documents_changed, "seconds": round(time.perf_counter() - started, 2),
+            }
+        app_cache.flash("success", f"Saved version {saved.version} of the {strategy} summary." + (
+            f" Re-embedded {report.added} chunks of {report.documents_changed} document in {method.name} "
+            f"({report.kept} unchanged) in {time.perf_counter() - started:.1f} s." if indexed else ""))
+        app_cache.invalidate()
+        st.rerun()
+    except SacError as err:
+        st.error(str(err))
+if st.session_state.get("sum_last_report"):
+    st.caption("Last re-embedding after an edit:")
+    st.dataframe(pd.DataFrame([st.session_state["sum_last_report"]]), hide_index=True, key="sum_report")
+
+with st.expander("Regenerate", key="sum_regen_box"):
+    try:
+        summarizer = summarizer_ui(strategy, wb.config.summary_chars)
+    except SacError as err:
+        st.error(str(err))
+        summarizer = None
+    cols = st.columns(2)
+    one = cols[0].button("Regenerate this document", key="sum_regen_one", disabled=summarizer is None)
+    every = cols[1].button("Regenerate all documents", key="sum_regen_all", disabled=summarizer is None)
+    if one or every:
+        targets = [document] if one else documents
+        progress = app_cache.ProgressReporter(st.container(), unit="documents")
+        try:
+            made = regenerate(store, targets, summarizer, concurrency=wb.config.llm_concurrency,
+                              progress=lambda done, total, _doc: progress("summarizing", done, total))
+            regen_method = parse_method(f"sac-{summarizer.strategy}")
+            note = ""
+            if regen_method.name in built:
+                started = time.perf_counter()
+                report = wb.build(corpus, documents, [regen_method], progress=progress)[regen_method.index_name]
+                note = (f" Re-embedded {report.added} chunks in {regen_method.name} "
+                        f"in {time.perf_counter() - started:.1f} s.")
+            app_cache.flash("success", f"Regenerated {len(made)} {summarizer.strategy} summaries.{note}")
+            app_cache.invalidate()
+            st.rerun()
+        except SacError as err:
+            st.error(str(err))

@@ -1,0 +1,143 @@
+"""Compare: one question, every method side by side, ground truth highlighted, wrong documents flagged."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_cache
+from sac.compare import Comparison, compare_methods, document_diffs, document_title, metrics_frame
+from sac.errors import SacError
+from sac.highlight import render_context, render_hit, render_labelled, render_plain
+from sac.retrieval import BASE_METHODS, parse_method
+
+st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
+
+
+def doc_names(doc_ids: tuple[str, ...], comparison: Comparison) -> str:
+    return "; ".join(document_title(d) + (" (the question's document)" if d in comparison.targets else "")
+                     for d in doc_ids) or "none"
+
+
+st.title("Compare methods on one question")
+
+try:
+    wb = app_cache.workbench()
+    entries = app_cache.corpora()
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+
+indexed = [e for e in entries if app_cache.built_methods(wb, e.name)]
+if not indexed:
+    st.warning("No corpus is indexed with the current settings. Load the demo on the home page or build an index on **Corpus**.")
+    st.page_link("app.py", label="Home: load the demo corpus", icon="🏠")
+    st.stop()
+
+by_name = {e.name: e for e in indexed}
+top = st.columns([2, 1, 2])
+corpus = top[0].selectbox("Corpus", list(by_name), format_func=lambda n: by_name[n].label, key="cmp_corpus",
+                          persist_state="session")
+entry = by_name[corpus]
+available = app_cache.built_methods(wb, corpus)
+k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k"))
+default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
+methods = top[2].multiselect("Methods", available, default=default_methods, key="cmp_methods")
+
+try:
+    data = app_cache.dataset(entry)
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+documents = {d.doc_id: d for d in data.documents}
+
+sources = ["Benchmark question", "Your own question"] if data.queries else ["Your own question"]
+source = st.radio("Question", sources, horizontal=True, key="cmp_source")
+gold: tuple = ()
+pinned: list[str] = []
+query_id = ""
+if source == "Benchmark question":
+    queries = {q.query_id: q for q in data.queries}
+    query_id = st.selectbox(
+        f"Pick one of the {len(queries)} benchmark questions (type to search)", list(queries),
+        format_func=lambda qid: queries[qid].text, key="cmp_query_pick",
+    )
+    query = queries[query_id].text
+    gold = queries[query_id].gold
+    st.caption("Ground truth is known for this question: hits from any other document are flagged, "
+               "the answer's characters are highlighted.")
+else:
+    query = st.text_input("Your question", key="cmp_query_text",
+                          placeholder="e.g. Which law governs the agreement between the parties?")
+    pin = st.selectbox(
+        "The document this question is about (optional: pins it, so hits from other documents are flagged)",
+        [""] + list(documents), format_func=lambda d: document_title(d) if d else "— not pinned —", key="cmp_pin",
+    )
+    pinned = [pin] if pin else []
+    query_id = "live"
+
+if not methods:
+    st.info("Choose at least one method.")
+    st.stop()
+if not query or not query.strip():
+    st.info("Type a question, or pick a benchmark question, to see every method's hits side by side.")
+    st.stop()
+
+try:
+    hits = app_cache.search(wb, corpus, methods, query, k)
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+comparison = compare_methods(query, hits, gold=gold, pinned=pinned)
+st.session_state["last_comparison"] = {
+    "corpus": corpus, "query": query.strip(), "query_id": query_id, "k": k, "methods": list(methods),
+    "gold": list(gold), "pinned": pinned,
+}
+
+table = metrics_frame(comparison)
+if comparison.targets:
+    for col in ("precision", "recall", "drm"):
+        table[col] = (table[col] * 100).round(1)
+    st.dataframe(table.rename(columns={"precision": "precision %", "recall": "recall %", "drm": "DRM %",
+                                       "wrong": "wrong-document hits"}),
+                 hide_index=True, key="cmp_table")
+for diff in document_diffs(comparison):
+    st.markdown(render_labelled(
+        f"{diff.method} vs {diff.reference}:",
+        f"found {len(diff.gained)} document(s) the baseline missed: {doc_names(diff.gained, comparison)} · "
+        f"the baseline found {len(diff.lost)} it missed: {doc_names(diff.lost, comparison)}",
+    ), unsafe_allow_html=True)
+
+summary_doc = next(iter(sorted(comparison.targets)), None)
+columns = st.columns(len(comparison.results))
+for column, result in zip(columns, comparison.results):
+    with column:
+        st.subheader(result.method)
+        if result.drm is not None:
+            wrong = sum(1 for w in result.wrong if w)
+            figures = f"DRM **{result.drm * 100:.0f} %** ({wrong} of {len(result.hits)} hits from another document)"
+            if result.precision is not None:
+                figures = (f"precision **{result.precision * 100:.1f} %** · recall **{result.recall * 100:.1f} %** · "
+                           + figures)
+            st.markdown(figures)
+        strategy = parse_method(result.method).strategy
+        doc_for_summary = summary_doc or (result.hits[0].span.doc_id if result.hits else None)
+        if strategy is None:
+            st.markdown(render_plain("No summary: chunks are embedded alone.", muted=True), unsafe_allow_html=True)
+        elif doc_for_summary in documents:
+            try:
+                summary = app_cache.summaries(wb, corpus, list(data.documents), strategy).get(doc_for_summary)
+            except SacError as err:
+                summary = None
+                st.caption(str(err))
+            if summary is not None:
+                st.markdown(render_labelled(f"Summary used for {document_title(doc_for_summary)}:", summary.text),
+                            unsafe_allow_html=True)
+        if not result.hits:
+            st.info("No hits.")
+        for hit, wrong in zip(result.hits, result.wrong):
+            doc = documents.get(hit.span.doc_id)
+            st.markdown(render_hit(rank=hit.rank, title=document_title(hit.span.doc_id), score=hit.score,
+                                   text=hit.chunk.text, span=hit.span, gold=gold, wrong=wrong), unsafe_allow_html=True)
+            if doc is not None:
+                with st.expander(f"#{hit.rank} in its document", key=f"cmp_ctx_{result.method}_{hit.rank}"):
+                    st.markdown(render_context(doc.text, hit.span, gold), unsafe_allow_html=True)

@@ -1,0 +1,155 @@
+"""Evaluate: DRM, precision and recall against k for every method on a benchmark; runs saved and compared."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import streamlit as st
+
+import app_cache
+from sac import catalog, plots
+from sac.cli import import_summary_sets
+from sac.config import DEFAULT_K_VALUES
+from sac.corpus import load_benchmark, load_pool
+from sac.errors import ConfigError, SacError
+from sac.evaluation import compare_runs, evaluate, query_diff, save_run, summary_table
+from sac.retrieval import BASE_METHODS, parse_methods
+from sac.types import Dataset
+
+st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
+SOURCES = Path.cwd().parent / "shared" / "data" / "sources"
+
+
+def run_label(run: dict) -> str:
+    s = run.get("settings", {})
+    pool = f" · pool of {len(s.get('pool', []))} path(s)" if s.get("pool") else ""
+    return f"{run['run_id']} · {', '.join(s.get('datasets', []))} · {', '.join(s.get('methods', []))}{pool}"
+
+
+st.title("Evaluate")
+st.markdown("Run a benchmark: every question is retrieved once per method at the largest k, then scored at "
+            "every k. **DRM** is the share of retrieved chunks from a document other than the question's; "
+            "precision and recall count the characters that overlap the ground-truth answer.")
+app_cache.show_flashes()
+
+try:
+    wb = app_cache.workbench()
+    ws = wb.workspace
+    benchmarks = catalog.list_benchmarks(ws)
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+if not benchmarks:
+    st.warning("No benchmark found: the demo folder data/demo is missing and none was uploaded on **Corpus**.")
+    st.stop()
+
+bench = st.selectbox("Benchmark", list(benchmarks), key="eval_benchmark",
+                     help="The bundled demo, or a LegalBench-RAG zip uploaded on Corpus.")
+names = catalog.benchmark_datasets(benchmarks[bench])
+with st.form("eval_form", border=True):
+    datasets = st.multiselect("Datasets", names, default=names, key="eval_datasets",
+                              help="The demo's cuad is 29 contracts (about 3,000 chunks per method): "
+                                   "a few minutes the first time on 2 cores, seconds after.")
+    cols = st.columns([2, 2])
+    built = sorted({m for n in names for m in app_cache.built_methods(wb, f"{bench}-{n}")})
+    options = list(dict.fromkeys([*BASE_METHODS, *built]))
+    methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods")
+    extra = cols[1].text_input("More methods (comma-separated)", "", key="eval_extra_methods",
+                               placeholder="e.g. sac-generic-llm", help="Any sac-<strategy> whose summaries exist.")
+    ks = st.multiselect("k values", list(DEFAULT_K_VALUES), default=list(DEFAULT_K_VALUES), key="eval_ks")
+    hint = (f"Full source datasets are in {SOURCES}: e.g. `{SOURCES / 'contractnli' / 'test.json'}` (NDAs) or "
+            f"`{SOURCES / 'cuad_v1' / 'full_contract_txt'}` (510 contracts, hours to index on 2 cores)."
+            if SOURCES.is_dir() else "Folders of documents, single files, or ContractNLI JSON files.")
+    pool_text = st.text_area("Distractor pool (optional): one path per line", "", height=80, key="eval_pool",
+                             help="Look-alike documents added to every dataset's index; the ground truth does not "
+                                  "change. " + hint)
+    st.caption(hint)
+    label = st.text_input("Run label", "app", key="eval_label")
+    submitted = st.form_submit_button("Run the evaluation", type="primary")
+
+if submitted:
+    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    try:
+        chosen = parse_methods(",".join([*methods, extra]))
+        if not datasets:
+            raise ConfigError("Choose at least one dataset.")
+        started = time.perf_counter()
+        loaded = load_benchmark(benchmarks[bench], datasets)
+        import_summary_sets(wb, benchmarks[bench])
+        pool_paths = [Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip()]
+        if pool_paths:
+            pool = load_pool(pool_paths, exclude=[d for ds in loaded for d in ds.documents])
+            loaded = [Dataset(ds.name, ds.documents, ds.queries, tuple(pool)) for ds in loaded]
+            st.info(f"Distractor pool: {len(pool)} documents added to every dataset's index.")
+        result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress)
+        result.timings["total"] = round(time.perf_counter() - started, 3)
+        settings = {"benchmark": str(benchmarks[bench]), "datasets": [d.name for d in loaded],
+                    "methods": [m.name for m in chosen], "k": sorted(ks or DEFAULT_K_VALUES),
+                    "pool": [str(p) for p in pool_paths], "source": "app"}
+        run_dir = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
+        app_cache.invalidate()
+        st.session_state["eval_run"] = run_dir.name
+        app_cache.flash("success", f"Run saved as {run_dir.name} ({result.timings['total']:.0f} s).")
+        st.rerun()
+    except SacError as err:
+        st.error(str(err))
+
+runs = ws.list_runs()
+if not runs:
+    st.info("No saved run yet: choose datasets and methods above and run the evaluation.")
+    st.stop()
+
+st.subheader("Results")
+run_ids = [r["run_id"] for r in runs]
+labels = {r["run_id"]: run_label(r) for r in runs}
+if st.session_state.get("eval_run") not in run_ids:
+    st.session_state["eval_run"] = run_ids[0]
+run_id = st.selectbox("Saved run", run_ids, format_func=labels.get, key="eval_run")
+frame, meta = app_cache.run_metrics(ws.run_dir(run_id))
+chart_sets = list(dict.fromkeys(frame["dataset"]))
+cols = st.columns([1, 1, 2])
+chart_set = cols[0].selectbox("Dataset for the k charts", chart_sets, index=chart_sets.index(plots.default_dataset(frame)),
+                              key="eval_chart_dataset")
+bar_ks = ["mean", *sorted({int(k) for k in frame["k"] if str(k) != "mean"})]
+bar_k = cols[1].selectbox("k for the bars", bar_ks, key="eval_bar_k", format_func=lambda k: "mean over k" if k == "mean" else f"k={k}")
+timings = meta.get("timings_s", {})
+cols[2].caption(f"Created {meta.get('created', '')} · embedder {meta.get('config', {}).get('embedder', '')} · "
+                f"chunks {meta.get('config', {}).get('chunk_size', '')} · timings (s): "
+                + ", ".join(f"{k} {v}" for k, v in timings.items()))
+
+left, right = st.columns(2)
+left.plotly_chart(plots.metric_vs_k(frame, "drm", chart_set), key="eval_fig_drm_k")
+right.plotly_chart(plots.drm_per_dataset(frame, bar_k), key="eval_fig_drm_dataset")
+left, right = st.columns(2)
+left.plotly_chart(plots.precision_recall_vs_k(frame, chart_set), key="eval_fig_pr_k")
+right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_r")
+
+st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
+st.dataframe(summary_table(frame), key="eval_summary")
+with st.expander("Every row", key="eval_all_rows"):
+    st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
+cols = st.columns(2)
+cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=False), file_name=f"{run_id}.csv",
+                        mime="text/csv", key="eval_download_csv")
+cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records")},
+                                                     indent=1, default=str),
+                        file_name=f"{run_id}.json", mime="application/json", key="eval_download_json")
+
+st.subheader("Compare two runs")
+if len(runs) < 2:
+    st.caption("Save a second run (another method, a distractor pool, an edited summary set) to compare it with this one.")
+else:
+    cols = st.columns(2)
+    run_a = cols[0].selectbox("Run A", run_ids, index=1, format_func=labels.get, key="eval_cmp_a")
+    run_b = cols[1].selectbox("Run B", run_ids, index=0, format_func=labels.get, key="eval_cmp_b")
+    try:
+        st.dataframe(compare_runs(ws.run_dir(run_a), ws.run_dir(run_b)), key="eval_cmp_table")
+        diff = query_diff(ws.run_dir(run_a), ws.run_dir(run_b), k=8)
+        if len(diff):
+            counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)
+            st.caption("Questions whose top 8 gained or lost every right-document hit, B against A:")
+            st.dataframe(counts, key="eval_cmp_queries")
+    except (SacError, KeyError) as err:
+        st.error(f"These runs cannot be compared: {err}")

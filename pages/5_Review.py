@@ -1,0 +1,203 @@
+"""Review: legal experts label what each method retrieved, mark new ground truth, and export both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import streamlit as st
+
+import app_cache
+from sac import plots
+from sac.compare import compare_methods, document_title
+from sac.errors import SacError
+from sac.highlight import Mark, render_hit, render_labelled, render_text
+from sac.retrieval import BASE_METHODS
+from sac.review import (
+    LABELS,
+    ChunkLabel,
+    ReviewStore,
+    benchmark_json,
+    find_quote,
+    label_summary,
+    labels_csv,
+    labels_frame,
+    load_retrieved,
+    make_gold_span,
+    run_hits,
+)
+from sac.types import text_hash
+
+st.set_page_config(page_title="Review · SAC Workbench", page_icon="✅", layout="wide")
+st.title("Review retrieved chunks")
+st.markdown("Label each retrieved chunk for the question, mark the exact words that answer it as new ground "
+            "truth, and export both. Labels are saved in the workspace as you submit them.")
+app_cache.show_flashes()
+
+try:
+    wb = app_cache.workbench()
+    ws = wb.workspace
+    store = ReviewStore(ws.reviews_dir)
+    entries = {e.name: e for e in app_cache.corpora()}
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+
+reviewer = st.text_input("Your name (saved with every label)", "", key="rev_reviewer", persist_state="session").strip()
+source = st.radio("Review", ["A live comparison", "A saved evaluation run"], horizontal=True, key="rev_source")
+
+gold: tuple = ()
+pinned: list[str] = []
+hits: dict = {}
+if source == "A live comparison":
+    last = st.session_state.get("last_comparison") or {}
+    indexed = [n for n in entries if app_cache.built_methods(wb, n)]
+    if not indexed:
+        st.warning("Nothing is indexed yet: load the demo on the home page first.")
+        st.stop()
+    cols = st.columns([2, 3, 1])
+    corpus = cols[0].selectbox("Corpus", indexed, index=indexed.index(last["corpus"]) if last.get("corpus") in indexed else 0,
+                               key="rev_corpus")
+    query = cols[1].text_input("Question", last.get("query", "") if last.get("corpus") == corpus else "",
+                               key="rev_query", help="Opens with the last question run on Compare.").strip()
+    k = int(cols[2].number_input("k", 1, 64, int(last.get("k", 8)), key="rev_k"))
+    available = app_cache.built_methods(wb, corpus)
+    methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
+                             key="rev_methods")
+    from_compare = last.get("corpus") == corpus and last.get("query") == query
+    gold = tuple(last.get("gold", ())) if from_compare else ()
+    pinned = list(last.get("pinned", [])) if from_compare else []
+    query_id = last.get("query_id", "") if from_compare and last.get("query_id") not in ("", "live") else ""
+    query_id = query_id or f"live-{text_hash(query)[:8]}"
+    label_source = "live"
+    if not query or not methods:
+        st.info("Type a question (or run one on **Compare**) and choose methods.")
+        st.stop()
+    data = app_cache.dataset(entries[corpus])
+    try:
+        hits = app_cache.search(wb, corpus, methods, query, k)
+    except SacError as err:
+        st.error(str(err))
+        st.stop()
+else:
+    runs = ws.list_runs()
+    if not runs:
+        st.info("No saved run yet: run one on **Evaluate**.")
+        st.stop()
+    cols = st.columns([3, 1, 1])
+    run_id = cols[0].selectbox("Run", [r["run_id"] for r in runs], key="rev_run")
+    run = next(r for r in runs if r["run_id"] == run_id)
+    settings = run.get("settings", {})
+    bench = Path(settings.get("benchmark", "demo")).name
+    dataset = cols[1].selectbox("Dataset", settings.get("datasets", []), key="rev_dataset")
+    k = int(cols[2].number_input("k", 1, 64, 8, key="rev_run_k"))
+    corpus = f"{bench}-{dataset}"
+    if corpus not in entries:
+        st.error(f"The run's benchmark corpus {corpus!r} is not available any more.")
+        st.stop()
+    data = app_cache.dataset(entries[corpus])
+    queries = {q.query_id: q for q in data.queries}
+    query_id = st.selectbox("Question", list(queries), format_func=lambda q: queries[q].text, key="rev_run_query")
+    query = queries[query_id].text
+    gold = queries[query_id].gold
+    hits = run_hits(load_retrieved(ws.run_dir(run_id)), dataset, query_id, {d.doc_id: d.text for d in data.documents}, k)
+    label_source = run_id
+    if settings.get("pool"):
+        st.caption("This run had a distractor pool: pool documents show their span only.")
+
+documents = {d.doc_id: d for d in data.documents}
+comparison = compare_methods(query, hits, gold=gold, pinned=pinned)
+previous = {(lab.method, lab.doc_id, lab.start, lab.end): lab
+            for lab in store.labels(corpus=corpus, query=query) if lab.reviewer == reviewer}
+qkey = text_hash(f"{corpus}|{query}|{label_source}")[:10]
+
+st.subheader("Label the hits")
+if not reviewer:
+    st.warning("Enter your name above to save labels.")
+tabs = st.tabs([r.method for r in comparison.results], key="rev_tabs")
+for tab, result in zip(tabs, comparison.results):
+    with tab, st.form(f"rev_form_{qkey}_{result.method}", border=False):
+        chosen = []
+        for hit, wrong in zip(result.hits, result.wrong):
+            before = previous.get((result.method, hit.span.doc_id, hit.span.start, hit.span.end))
+            left, right = st.columns([3, 2])
+            left.markdown(render_hit(rank=hit.rank, title=document_title(hit.span.doc_id), score=hit.score,
+                                     text=hit.chunk.text, span=hit.span, gold=gold, wrong=wrong),
+                          unsafe_allow_html=True)
+            wkey = f"rev_{qkey}_{result.method}_{hit.rank}"
+            label = right.radio(f"Label for #{hit.rank}", LABELS, index=LABELS.index(before.label) if before else None,
+                                key=f"{wkey}_label")
+            note = right.text_input(f"Note for #{hit.rank}", before.note if before else "", key=f"{wkey}_note")
+            chosen.append((hit, label, note))
+        if st.form_submit_button(f"Save labels for {result.method}", type="primary"):
+            labels = [
+                ChunkLabel(corpus=corpus, query_id=query_id, query=query, method=result.method, doc_id=hit.span.doc_id,
+                           start=hit.span.start, end=hit.span.end, label=label, reviewer=reviewer, rank=hit.rank,
+                           note=note.strip(), source=label_source)
+                for hit, label, note in chosen if label is not None
+            ]
+            try:
+                saved = store.save_labels(labels)
+                app_cache.flash("success", f"Saved {len(saved)} labels for {result.method}.")
+                st.rerun()
+            except SacError as err:
+                st.error(str(err))
+
+st.subheader("Labels so far")
+all_labels = store.labels()
+if all_labels:
+    summary = label_summary(all_labels)
+    cols = st.columns([3, 2])
+    cols[0].dataframe(summary, hide_index=True, key="rev_summary")
+    cols[1].plotly_chart(plots.label_counts_figure(summary), key="rev_summary_fig")
+    with st.expander(f"All {len(all_labels)} labels", key="rev_all_labels"):
+        st.dataframe(labels_frame(all_labels), hide_index=True, key="rev_labels_table")
+    st.download_button("Export labels as CSV", labels_csv(all_labels), file_name="sac-review-labels.csv",
+                       mime="text/csv", key="rev_export_csv")
+else:
+    st.caption("No labels yet.")
+
+st.subheader("Mark new ground truth")
+options = [(r.method, h) for r in comparison.results for h in r.hits if h.span.doc_id in documents]
+if options:
+    picked = st.selectbox("Chunk", range(len(options)), key=f"rev_gt_pick_{qkey}",
+                          format_func=lambda i: f"{options[i][0]} #{options[i][1].rank} · {document_title(options[i][1].span.doc_id)}")
+    hit = options[picked][1]
+    mode = st.radio("Mark by", ["quote", "character range"], horizontal=True, key="rev_gt_mode")
+    if mode == "quote":
+        quote = st.text_area("Paste the exact words from the chunk", "", height=80, key=f"rev_gt_quote_{qkey}_{picked}")
+        found = find_quote(hit.chunk.text, quote)
+        if quote.strip() and found is None:
+            st.warning("These words are not in the chunk exactly as typed.")
+        start, end = (hit.span.start + found[0], hit.span.start + found[1]) if found else (hit.span.start, hit.span.start)
+    else:
+        lo, hi = st.slider("Characters of the chunk", 0, max(len(hit.chunk.text), 1), (0, len(hit.chunk.text)),
+                           key=f"rev_gt_range_{qkey}_{picked}")
+        start, end = hit.span.start + lo, hit.span.start + hi
+    st.markdown(render_text(hit.chunk.text, [Mark(start, end, "selected")], offset=hit.span.start),
+                unsafe_allow_html=True)
+    gt_note = st.text_input("Note (optional)", "", key="rev_gt_note")
+    if st.button("Add as ground truth", key="rev_gt_add", disabled=end <= start):
+        try:
+            span = make_gold_span(corpus=corpus, query_id=query_id, query=query, doc_id=hit.span.doc_id,
+                                  doc_text=documents[hit.span.doc_id].text, start=start, end=end,
+                                  reviewer=reviewer, note=gt_note)
+            store.add_gold(span)
+            app_cache.flash("success", f"Added [{start}, {end}) of {document_title(hit.span.doc_id)} as ground truth.")
+            st.rerun()
+        except SacError as err:
+            st.error(str(err))
+
+new_gold = store.gold(corpus=corpus)
+if new_gold:
+    st.caption(f"New ground truth for {corpus}: {len(new_gold)} span(s).")
+    for i, g in enumerate(new_gold):
+        st.markdown(render_labelled(f"{g.query} → {g.doc_id} [{g.start}, {g.end}):", g.answer), unsafe_allow_html=True)
+    drop = st.selectbox("Remove a span", [None, *range(len(new_gold))], key="rev_gt_drop",
+                        format_func=lambda i: "—" if i is None else f"{new_gold[i].doc_id} [{new_gold[i].start}, {new_gold[i].end})")
+    if drop is not None and st.button("Remove it", key="rev_gt_remove"):
+        store.remove_gold(new_gold[drop])
+        st.rerun()
+    st.download_button("Export as LegalBench-RAG benchmark JSON",
+                       json.dumps(benchmark_json(new_gold), indent=1, ensure_ascii=False),
+                       file_name=f"{corpus}-review.json", mime="application/json", key="rev_export_json")

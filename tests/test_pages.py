@@ -1,0 +1,351 @@
+"""Every page driven in-process with AppTest, doing real work on the demo data with the real packaged model.
+
+The demo's ContractNLI dataset (5 NDAs, 52 questions) is loaded once through the home page's button
+into a session workspace; tests that write (summary edits, labels, uploads) work on a copy of it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from sac.evaluation import load_metrics
+from sac.review import ReviewStore
+from sac.store import list_indexes
+from sac.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = ["pages/1_Corpus.py", "pages/2_Summaries.py", "pages/3_Compare.py", "pages/4_Evaluate.py", "pages/5_Review.py"]
+METHODS = ["baseline", "sac-generic", "sac-expert"]
+TIMEOUT = 600
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+def _frame(at: AppTest, *columns: str):
+    """The first dataframe shown with all these columns (plain dataframes carry no key in AppTest)."""
+    for df in at.dataframe:
+        value = df.value
+        names = set(value.columns) | set(value.index.names or [])
+        if set(columns) <= names:
+            return value
+    raise AssertionError(f"No dataframe with columns {columns}; shown: {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+@pytest.fixture(scope="session")
+def demo_workspace(tmp_path_factory) -> Path:
+    """A workspace where the home page's button loaded the demo's ContractNLI dataset."""
+    path = tmp_path_factory.mktemp("demo") / "workspace"
+    before = os.environ.get("SAC_WORKSPACE")
+    os.environ["SAC_WORKSPACE"] = str(path)
+    try:
+        at = _ok(_app().run())
+        at.radio(key="home_demo_datasets").set_value("contractnli").run()
+        _ok(at.button(key="home_load_demo").click().run())
+        assert any("Demo loaded" in s.value for s in at.success)
+    finally:
+        if before is None:
+            os.environ.pop("SAC_WORKSPACE", None)
+        else:
+            os.environ["SAC_WORKSPACE"] = before
+    return path
+
+
+@pytest.fixture
+def demo(demo_workspace, monkeypatch) -> Path:
+    """The shared demo workspace, read-only by convention."""
+    monkeypatch.setenv("SAC_WORKSPACE", str(demo_workspace))
+    return demo_workspace
+
+
+@pytest.fixture
+def demo_copy(demo_workspace, monkeypatch, tmp_path) -> Path:
+    """A private copy of the demo workspace for tests that write."""
+    path = tmp_path / "copy"
+    shutil.copytree(demo_workspace, path)
+    monkeypatch.setenv("SAC_WORKSPACE", str(path))
+    return path
+
+
+def _client(path: Path):
+    import chromadb
+    from chromadb.config import Settings
+
+    return chromadb.PersistentClient(path=str(path / "chroma"), settings=Settings(anonymized_telemetry=False))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_render_on_an_empty_workspace(page):
+    at = _app().switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_home_loads_the_demo_and_shows_the_workspace(demo):
+    at = _ok(_app().run())
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Indexes"] == "3" and metrics["Corpora"] == "2"
+    frame = _frame(at, "corpus", "method", "chunks")
+    assert sorted(frame["method"]) == sorted(METHODS)
+    assert set(frame["corpus"]) == {"demo-contractnli"} and (frame["chunks"] > 100).all()
+    assert len(at.button) == 1 and at.button[0].label == "Load the demo corpus"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_render_on_the_demo(demo, page):
+    _ok(_app().switch_page(page).run())
+
+
+def test_compare_benchmark_question_one_column_per_method_with_flags(demo):
+    at = _ok(_app().switch_page("pages/3_Compare.py").run())
+    at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
+    _ok(at)
+    assert [h.value for h in at.subheader] == METHODS
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert len(cards) == 3 * 8
+    wrong = [c for c in cards if "sac-hit-wrong" in c]
+    right = [c for c in cards if "right document" in c]
+    assert wrong and right and len(wrong) + len(right) == len(cards)
+    table = _frame(at, "method", "wrong-document hits").set_index("method")
+    assert list(table.index) == METHODS
+    assert (table["wrong-document hits"] == [sum("sac-hit-wrong" in c for c in cards[i * 8:(i + 1) * 8])
+                                             for i in range(3)]).all()
+    assert any("vs baseline:" in m.value for m in at.markdown)
+    # Picking a question whose answer a baseline hit overlaps shows the highlighted ground truth.
+    marked = False
+    for qid in at.selectbox(key="cmp_query_pick").options[:12]:
+        at.selectbox(key="cmp_query_pick").set_value(qid).run()
+        marked = any('class="sac-hit' in m.value and "sac-gold" in m.value for m in at.markdown)
+        if marked:
+            break
+    assert marked
+
+
+def test_compare_own_question_flags_hits_outside_the_pinned_document(demo):
+    at = _ok(_app().switch_page("pages/3_Compare.py").run())
+    at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
+    at.radio(key="cmp_source").set_value("Your own question").run()
+    at.text_input(key="cmp_query_text").input("Which law governs the agreement?").run()
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert len(cards) == 24 and not any("wrong document" in c or "right document" in c for c in cards)
+    target = "contractnli/AGProjects-NDA.txt"
+    at.selectbox(key="cmp_pin").set_value(target).run()
+    _ok(at)
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert all(("right document" in c) == ("AGProjects-NDA" in c.split("score")[0]) for c in cards)
+    assert any("wrong document" in c for c in cards)
+    assert at.session_state["last_comparison"]["pinned"] == [target]
+
+
+def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy):
+    at = _ok(_app().switch_page("pages/2_Summaries.py").run())
+    at.selectbox(key="sum_corpus").set_value("demo-contractnli").run()
+    doc_id = "contractnli/NDA_ResConnect.txt"
+    at.selectbox(key="sum_edit_doc").set_value(doc_id).run()
+    at.selectbox(key="sum_edit_strategy").set_value("generic").run()
+    [editor] = [t for t in at.text_area if t.key.startswith("sum_edit_text_")]
+    original = editor.value
+    assert original
+    editor.input("Non-disclosure agreement between ResConnect and its evaluation partner; Delaware law").run()
+    at.button(key="sum_save").click().run()
+    _ok(at)
+    assert any("Saved version 2" in s.value and "Re-embedded" in s.value for s in at.success)
+    report = _frame(at, "chunks re-embedded").iloc[0]
+    doc = next(d for d in _demo_docs() if d.doc_id == doc_id)
+    from sac.chunking import chunk_document
+
+    assert report["chunks re-embedded"] == len(chunk_document(doc)) and report["documents changed"] == 1
+    assert report["chunks kept"] == sum(len(chunk_document(d)) for d in _demo_docs()) - len(chunk_document(doc))
+    history = _frame(at, "version", "model", "text")
+    assert list(history["version"]) == [2, 1] and list(history["model"])[0] == "human"
+    assert list(history["text"])[1] == original
+
+
+def _demo_docs():
+    from sac.corpus import load_benchmark
+
+    return load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents
+
+
+def test_summaries_flag_look_alikes(demo):
+    at = _ok(_app().switch_page("pages/2_Summaries.py").run())
+    at.selectbox(key="sum_corpus").set_value("demo-contractnli").run()
+    table = _frame(at, "document", "generic")
+    assert len(table) == 5
+    for strategy in ("generic", "expert"):
+        assert table[f"{strategy} similarity"].between(-1, 1).all()
+        assert set(table[f"{strategy} most similar"]) <= set(table["document"])
+        assert (table[f"{strategy} most similar"] != table["document"]).all()
+    at.slider(key="sum_threshold").set_value(0.5).run()
+    at.selectbox(key="sum_filter").set_value("look-alikes").run()
+    assert len(_frame(at, "document", "generic")) >= 2
+    at.text_input(key="sum_search").input("VELCO").run()
+    assert len(_frame(at, "document", "generic")) >= 1
+
+
+def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
+    at = _ok(_app().switch_page("pages/4_Evaluate.py").run())
+    at.selectbox(key="eval_benchmark").set_value("demo").run()
+    at.multiselect(key="eval_datasets").set_value(["contractnli"])
+    at.multiselect(key="eval_ks").set_value([1, 4, 8])
+    [submit] = [b for b in at.button if b.label == "Run the evaluation"]
+    submit.click().run()
+    _ok(at)
+    [run] = Workspace(demo_copy).list_runs()
+    assert any(run["run_id"] in s.value for s in at.success)
+    metrics = load_metrics(run["path"])
+    charts = {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
+              for c in at.get("plotly_chart")}
+    drm = next(spec for title, spec in charts.items() if title.startswith("DRM against k"))
+    assert [t["name"] for t in drm["data"]] == METHODS
+    for trace in drm["data"]:
+        rows = metrics[(metrics["method"] == trace["name"]) & (metrics["k"] != "mean")]
+        assert trace["x"] == [1, 4, 8]
+        assert trace["y"] == pytest.approx(list(rows["drm"] * 100))
+    bars = next(spec for title, spec in charts.items() if title.startswith("DRM per dataset"))
+    assert [t["x"] for t in bars["data"]] == [["contractnli"]] * 3
+    assert any(title.startswith("Precision and recall") for title in charts)
+    assert any(title.startswith("Precision against recall") for title in charts)
+    summary = _frame(at, "drm@mean")
+    assert "drm@mean" in summary.columns
+    baseline_drm = metrics[(metrics["method"] == "baseline") & (metrics["k"] == "mean")]["drm"].iloc[0]
+    assert summary.loc[("contractnli", "baseline"), "drm@mean"] == pytest.approx(round(baseline_drm * 100, 1))
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Download CSV", "Download JSON"]
+
+
+def test_review_label_survives_a_restart_and_exports(demo_copy):
+    at = _ok(_app().switch_page("pages/3_Compare.py").run())
+    at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
+    query = at.session_state["last_comparison"]["query"]
+    at.switch_page("pages/5_Review.py").run()
+    _ok(at)
+    assert at.text_input(key="rev_query").value == query
+    at.text_input(key="rev_reviewer").input("Ada Lovelace").run()
+    [radio] = [r for r in at.radio if r.key.endswith("_baseline_1_label")]
+    radio.set_value("wrong document")
+    [note] = [t for t in at.text_input if t.key.endswith("_baseline_1_note")]
+    note.input("a look-alike NDA")
+    [save] = [b for b in at.button if b.label == "Save labels for baseline"]
+    save.click().run()
+    _ok(at)
+    assert any("Saved 1 labels for baseline" in s.value for s in at.success)
+
+    restarted = _ok(_app().switch_page("pages/5_Review.py").run())
+    restarted.text_input(key="rev_reviewer").input("Ada Lovelace").run()
+    restarted.text_input(key="rev_query").input(query).run()
+    _ok(restarted)
+    [radio] = [r for r in restarted.radio if r.key.endswith("_baseline_1_label")]
+    assert radio.value == "wrong document"
+    summary = _frame(restarted, "method", "labelled").set_index("method")
+    assert summary.loc["baseline", "wrong document"] == 1
+    [label] = ReviewStore(Workspace(demo_copy).reviews_dir).labels()
+    assert (label.reviewer, label.note, label.label, label.rank) == ("Ada Lovelace", "a look-alike NDA", "wrong document", 1)
+    assert [b.label for b in restarted.get("download_button")][0] == "Export labels as CSV"
+
+
+def test_review_marks_new_ground_truth_and_exports_a_benchmark(demo_copy):
+    at = _ok(_app().switch_page("pages/5_Review.py").run())
+    at.text_input(key="rev_reviewer").input("Ada").run()
+    at.text_input(key="rev_query").input("How long do the confidentiality obligations last?").run()
+    _ok(at)
+    [mode] = [r for r in at.radio if r.key == "rev_gt_mode"]
+    mode.set_value("character range").run()
+    [rng] = [s for s in at.slider if s.key.startswith("rev_gt_range_")]
+    rng.set_value((0, 40)).run()
+    at.button(key="rev_gt_add").click().run()
+    _ok(at)
+    [span] = ReviewStore(Workspace(demo_copy).reviews_dir).gold()
+    assert span.end - span.start == 40 and span.query == "How long do the confidentiality obligations last?"
+    doc = next(d for d in _demo_docs() if d.doc_id == span.doc_id)
+    assert doc.text[span.start:span.end] == span.answer
+    assert any("<mark" in m.value and "sac-selected" in m.value for m in at.markdown)
+    assert "Export as LegalBench-RAG benchmark JSON" in [b.label for b in at.get("download_button")]
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
+    at = _ok(_app().switch_page("pages/1_Corpus.py").run())
+    at.multiselect(key="corpus_methods").set_value(["baseline", "sac-expert"]).run()
+    at.text_input(key="corpus_new_name").input("uploads").run()
+    nda = (ROOT / "data" / "demo" / "corpus" / "contractnli" / "AGProjects-NDA.txt").read_bytes()
+    at.file_uploader(key="corpus_files").set_value([
+        ("agprojects.txt", nda, "text/plain"),
+        ("notes.md", b"# Side letter\n\nThe parties agree that the term is five years.\n", "text/markdown"),
+        ("broken.pdf", b"%PDF-1.4 not really a pdf", "application/pdf"),
+        ("bundle.zip", _zip({"inner/policy.html": b"<html><body><h1>Privacy policy</h1><p>We keep data for "
+                                                  b"30 days.</p></body></html>", "inner/image.png": b"\x89PNG"}),
+         "application/zip"),
+    ]).run()
+    at.button(key="corpus_build").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2 and any("broken.pdf" in e for e in errors) and any("image.png" in e for e in errors)
+    assert any("uploads: 3 documents indexed" in s.value for s in at.success)
+    ws = Workspace(demo_copy)
+    assert sorted(d.doc_id for d in ws.load_corpus("uploads")) == ["agprojects.txt", "inner/policy.html", "notes.md"]
+    counts = {i["method"]: i["chunks"] for i in list_indexes(_client(demo_copy)) if i["corpus"] == "uploads"}
+    assert set(counts) == {"baseline", "sac-expert"} and counts["baseline"] == counts["sac-expert"] > 3
+
+    at.selectbox(key="corpus_shown").set_value("uploads").run()
+    docs = _frame(at, "document", "characters", "chunks")
+    assert list(docs["document"]) == ["agprojects.txt", "inner/policy.html", "notes.md"]
+    assert (docs["chunks"] >= 1).all() and docs.loc[0, "characters"] == len(nda.decode("utf-8"))
+    at.multiselect(key="corpus_remove_pick").set_value(["agprojects.txt"]).run()
+    at.button(key="corpus_remove").click().run()
+    _ok(at)
+    assert any("Removed 1 document" in s.value for s in at.success)
+    after = {i["method"]: i["chunks"] for i in list_indexes(_client(demo_copy)) if i["corpus"] == "uploads"}
+    removed = int(docs.loc[0, "chunks"])
+    assert after == {m: c - removed for m, c in counts.items()}
+    assert [d.doc_id for d in ws.load_corpus("uploads")] == ["inner/policy.html", "notes.md"]
+
+
+def test_corpus_saves_an_uploaded_benchmark_zip_and_compare_lists_it(demo_copy):
+    demo = ROOT / "data" / "demo"
+    files = {"mini/benchmarks/contractnli.json": (demo / "benchmarks" / "contractnli.json").read_bytes()}
+    for path in sorted((demo / "corpus" / "contractnli").iterdir()):
+        files[f"mini/corpus/contractnli/{path.name}"] = path.read_bytes()
+    at = _ok(_app().switch_page("pages/1_Corpus.py").run())
+    at.multiselect(key="corpus_methods").set_value(["baseline"]).run()
+    at.file_uploader(key="corpus_files").set_value([("lbr-mini.zip", _zip(files), "application/zip")]).run()
+    at.button(key="corpus_build").click().run()
+    _ok(at)
+    assert (demo_copy / "benchmarks" / "lbr-mini" / "benchmarks" / "contractnli.json").is_file()
+    cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
+    assert any(o.startswith("lbr-mini-contractnli ") for o in cmp.selectbox(key="cmp_corpus").options)
+    cmp.selectbox(key="cmp_corpus").set_value("lbr-mini-contractnli").run()
+    _ok(cmp)
+    assert [h.value for h in cmp.subheader] == ["baseline"]
+    evaluate = _ok(_app().switch_page("pages/4_Evaluate.py").run())
+    assert evaluate.selectbox(key="eval_benchmark").options == ["demo", "lbr-mini"]
+
+
+def test_a_sac_error_shows_as_a_message_not_a_traceback(demo, monkeypatch):
+    monkeypatch.setenv("SAC_CHUNK_SIZE", "0")
+    at = _app().switch_page("pages/3_Compare.py").run()
+    assert not at.exception
+    assert any("chunk_size" in e.value for e in at.error)
+
