@@ -35,11 +35,11 @@ if not indexed:
 
 by_name = {e.name: e for e in indexed}
 top = st.columns([2, 1, 2])
-corpus = top[0].selectbox("Corpus", list(by_name), format_func=lambda n: by_name[n].label, key="cmp_corpus",
-                          persist_state="session")
+corpus = top[0].selectbox("Corpus", list(by_name), key="cmp_corpus", bind="query-params",
+                          help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
 entry = by_name[corpus]
 available = app_cache.built_methods(wb, corpus)
-k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k"))
+k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
 methods = top[2].multiselect("Methods", available, default=default_methods, key="cmp_methods")
 
@@ -51,7 +51,7 @@ except SacError as err:
 documents = {d.doc_id: d for d in data.documents}
 
 sources = ["Benchmark question", "Your own question"] if data.queries else ["Your own question"]
-source = st.radio("Question", sources, horizontal=True, key="cmp_source")
+source = st.radio("Question", sources, horizontal=True, key="cmp_source", bind="query-params")
 gold: tuple = ()
 pinned: list[str] = []
 query_id = ""
@@ -59,18 +59,19 @@ if source == "Benchmark question":
     queries = {q.query_id: q for q in data.queries}
     query_id = st.selectbox(
         f"Pick one of the {len(queries)} benchmark questions (type to search)", list(queries),
-        format_func=lambda qid: queries[qid].text, key="cmp_query_pick",
+        format_func=lambda qid: queries[qid].text, key="cmp_query_pick", bind="query-params",
     )
     query = queries[query_id].text
     gold = queries[query_id].gold
     st.caption("Ground truth is known for this question: hits from any other document are flagged, "
                "the answer's characters are highlighted.")
 else:
-    query = st.text_input("Your question", key="cmp_query_text",
+    query = st.text_input("Your question", key="cmp_query_text", bind="query-params",
                           placeholder="e.g. Which law governs the agreement between the parties?")
     pin = st.selectbox(
         "The document this question is about (optional: pins it, so hits from other documents are flagged)",
         [""] + list(documents), format_func=lambda d: document_title(d) if d else "— not pinned —", key="cmp_pin",
+        bind="query-params",
     )
     pinned = [pin] if pin else []
     query_id = "live"
@@ -101,11 +102,12 @@ if comparison.targets:
                                        "wrong": "wrong-document hits"}),
                  hide_index=True, key="cmp_table")
 for diff in document_diffs(comparison):
-    st.markdown(render_labelled(
-        f"{diff.method} vs {diff.reference}:",
-        f"found {len(diff.gained)} document(s) the baseline missed: {doc_names(diff.gained, comparison)} · "
-        f"the baseline found {len(diff.lost)} it missed: {doc_names(diff.lost, comparison)}",
-    ), unsafe_allow_html=True)
+    if diff.gained or diff.lost:
+        line = (f"found {len(diff.gained)} document(s) the baseline missed: {doc_names(diff.gained, comparison)} · "
+                f"the baseline found {len(diff.lost)} it missed: {doc_names(diff.lost, comparison)}")
+    else:
+        line = "retrieved from the same documents as the baseline."
+    st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", line), unsafe_allow_html=True)
 
 summary_doc = next(iter(sorted(comparison.targets)), None)
 columns = st.columns(len(comparison.results))

@@ -18,7 +18,7 @@ from sac.types import Span
 
 # Kinds of marks, in drawing priority (later styles win where marks overlap).
 MARK_STYLES: dict[str, str] = {
-    "hit": "background:#e0ecff;",  # the retrieved chunk, in its document context
+    "chunk": "background:#e0ecff;",  # the retrieved chunk, in its document context
     "gold": "background:#ffe08a;border-bottom:2px solid #d49b00;",  # ground-truth overlap
     "selected": "background:#b7f0c1;border-bottom:2px solid #1f8a3b;",  # a span being marked as new ground truth
 }
@@ -147,7 +147,7 @@ def context_window(doc_text: str, start: int, end: int, margin: int = 700) -> tu
 def render_context(doc_text: str, span: Span, gold: Sequence[Span] = (), margin: int = 700) -> str:
     """The hit inside its document: the chunk shaded, ground truth highlighted on top."""
     window, lo = context_window(doc_text, span.start, span.end, margin)
-    marks = [Mark(span.start, span.end, "hit"), *(Mark(g.start, g.end, "gold") for g in gold if g.doc_id == span.doc_id)]
+    marks = [Mark(span.start, span.end, "chunk"), *(Mark(g.start, g.end, "gold") for g in gold if g.doc_id == span.doc_id)]
     prefix = "… " if lo > 0 else ""
     suffix = " …" if lo + len(window) < len(doc_text) else ""
     inner = render_text(window, marks, offset=lo, compact=True)

@@ -63,9 +63,9 @@ def test_marks_cover_exactly_the_span_in_document_coordinates():
 
 
 def test_overlapping_marks_of_two_kinds_combine():
-    markup = render_text("abcdefgh", [Mark(0, 6, "hit"), Mark(4, 8, "gold")])
-    assert 'class="sac-mark sac-hit"' in markup
-    assert 'class="sac-mark sac-hit sac-gold"' in markup
+    markup = render_text("abcdefgh", [Mark(0, 6, "chunk"), Mark(4, 8, "gold")])
+    assert 'class="sac-mark sac-chunk"' in markup
+    assert 'class="sac-mark sac-chunk sac-gold"' in markup
     assert _marked(markup) == ["abcd", "ef", "gh"]
 
 

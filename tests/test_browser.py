@@ -1,0 +1,206 @@
+"""The app in a real browser: `streamlit run` as a subprocess, driven by Playwright on Debian's Chromium.
+
+Loads the demo's ContractNLI dataset through the home page, compares the three methods on benchmark
+questions (highlighted ground truth, wrong-document flags), and uploads a hostile document whose
+<script>, <img onerror> and javascript: link must show as text while nothing runs.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from sac.corpus import load_benchmark
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+EVIL_NAME = 'evil <img src=x onerror="window.__sacXss=5">.txt'
+EVIL_TEXT = """MUTUAL NON-DISCLOSURE AGREEMENT between Evil Corp and Victim LLC, dated 1 May 2024.
+
+<script>window.__sacXss = 1; alert("script ran")</script>
+<img src=x onerror="window.__sacXss = 2; alert('img ran')">
+<a href="javascript:window.__sacXss=3;alert('link ran')">click here for the governing law</a>
+<iframe srcdoc="<script>parent.__sacXss=4</script>"></iframe><style>body{display:none}</style>
+[a markdown link](javascript:alert(1)) **not bold** $x^2$ :red[not red]
+
+8. Governing law. This Agreement is governed by the laws of the State of Delaware, and the
+Receiving Party shall keep the Confidential Information secret for five years.
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """A real `streamlit run app.py` on a free loopback port with its own workspace."""
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests")
+    workspace = tmp_path_factory.mktemp("browser") / "workspace"
+    port = _free_port()
+    env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
+    env.pop("OPENAI_API_KEY", None)
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115 - open for the server's life
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / 'streamlit-server.log'}") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    page.dialogs = []
+    page.console_lines = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("console", lambda m: page.console_lines.append(f"{m.type}: {m.text}"))
+    yield page
+    context.close()
+
+
+def _settle(page, timeout: float = 120) -> None:
+    """Wait until the script run finished and stayed finished for a moment."""
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while quiet < 4:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app kept running")
+        state = page.get_attribute("[data-testid=stApp]", "data-test-script-state")
+        quiet = quiet + 1 if state == "notRunning" else 0
+        time.sleep(0.25)
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("h1", timeout=120_000)
+    _settle(page)
+
+
+def _compare_url(base: str, **params: str) -> str:
+    return f"{base}/Compare?{urllib.parse.urlencode(params)}"
+
+
+def test_demo_compare_highlights_ground_truth_and_flags_wrong_documents(app_url, page):
+    _open(page, app_url)
+    page.get_by_text("ContractNLI only", exact=False).click()
+    _settle(page)
+    page.get_by_role("button", name="Load the demo corpus").click()
+    page.get_by_text("Demo loaded", exact=False).wait_for(timeout=600_000)
+    _settle(page)
+    # Corpora, indexes, summary sets, runs: the three contractnli indexes are listed.
+    assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["2", "3"]
+    page.screenshot(path=str(ARTIFACTS / "browser-home.png"), full_page=True)
+
+    queries = load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].queries
+    for query in queries[:12]:
+        _open(page, _compare_url(app_url, cmp_corpus="demo-contractnli", cmp_query_pick=query.text))
+        page.wait_for_selector(".sac-hit", timeout=120_000)
+        if page.locator(".sac-hit mark.sac-gold").count():
+            break
+    assert page.locator(".sac-hit").count() == 24
+    assert [h.inner_text() for h in page.locator("h3").all()][:3] == ["baseline", "sac-generic", "sac-expert"]
+    gold = page.locator(".sac-hit mark.sac-gold").first
+    gold.scroll_into_view_if_needed()
+    assert gold.is_visible() and gold.inner_text().strip()
+    assert page.locator(".sac-hit").filter(has_text="right document").count() >= 1
+    wrong = page.locator(".sac-hit-wrong .sac-badge-wrong").first
+    wrong.scroll_into_view_if_needed()
+    assert wrong.is_visible() and "wrong document" in wrong.inner_text()
+    page.get_by_text("#1 in its document").first.click()
+    context_mark = page.locator(".sac-context mark.sac-chunk").first
+    context_mark.wait_for(timeout=30_000)
+    assert context_mark.is_visible()
+    page.screenshot(path=str(ARTIFACTS / "browser-compare.png"), full_page=True)
+    assert not page.dialogs
+
+
+def test_hostile_document_shows_as_text_and_nothing_runs(app_url, page):
+    _open(page, f"{app_url}/Corpus")
+    name_box = page.get_by_role("textbox", name="New corpus name")
+    name_box.fill("evil-docs")
+    name_box.press("Enter")
+    _settle(page)
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
+        files=[{"name": EVIL_NAME, "mimeType": "text/plain", "buffer": EVIL_TEXT.encode("utf-8")}]
+    )
+    page.locator("[data-testid=stFileUploader]").get_by_text("KB").wait_for(timeout=30_000)
+    _settle(page)
+    page.get_by_role("button", name="Add and build indexes").click()
+    page.get_by_text("evil-docs: 1 documents indexed", exact=False).wait_for(timeout=300_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "browser-upload.png"), full_page=True)
+
+    _open(page, _compare_url(app_url, cmp_corpus="evil-docs", cmp_source="Your own question",
+                             cmp_query_text="script onerror javascript link governing law"))
+    page.wait_for_selector(".sac-hit", timeout=120_000)
+    page.get_by_text("in its document").first.click()
+    page.locator(".sac-context").first.wait_for(timeout=30_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "browser-hostile.png"), full_page=True)
+
+    cards = page.locator(".sac-hit")
+    assert cards.count() >= 1
+    text = " ".join(cards.all_inner_texts())
+    assert '<script>window.__sacXss = 1; alert("script ran")</script>' in text
+    assert "<img src=x onerror=" in text and 'href="javascript:' in text
+    assert 'evil <img src=x onerror="window.__sacXss=5">' in text  # the file name, as text
+    assert "[a markdown link](javascript:alert(1)) **not bold** $x^2$ :red[not red]" in text
+    assert page.locator(".sac-hit script, .sac-hit img, .sac-hit iframe, .sac-hit style, .sac-context img").count() == 0
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert page.locator("img[src='x']").count() == 0
+    assert page.evaluate("window.__sacXss") is None
+    assert page.locator(".sac-hit").first.is_visible()  # the injected <style> hid nothing
+    assert page.dialogs == []
+    assert not [line for line in page.console_lines if "__sacXss" in line or "ran" in line.split(": ", 1)[-1]]
