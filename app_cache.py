@@ -23,13 +23,13 @@ import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from sac import catalog  # noqa: E402
-from sac.compare import nearest_neighbours  # noqa: E402
+from sac.compare import dataset_scores, nearest_neighbours  # noqa: E402
 from sac.config import SacConfig  # noqa: E402
 from sac.embedding import make_embedder  # noqa: E402
 from sac.evaluation import load_metrics  # noqa: E402
 from sac.retrieval import parse_method  # noqa: E402
 from sac.store import list_indexes, make_client  # noqa: E402
-from sac.types import Dataset, Document, Hit  # noqa: E402
+from sac.types import Dataset, Document, Hit, Query, text_hash  # noqa: E402
 from sac.workbench import Workbench  # noqa: E402
 from sac.workspace import Workspace  # noqa: E402
 
@@ -181,6 +181,19 @@ def search(wb: Workbench, corpus: str, methods: Sequence[str], query: str, k: in
     return _search(_config_key(wb.config), corpus, tuple(methods), query.strip(), int(k), wb)
 
 
+@st.cache_data(show_spinner="Running every question…", max_entries=32)
+def _all_questions(key: str, corpus: str, methods: tuple[str, ...], k: int, stamp: str, _wb: Workbench,
+                   _queries: tuple[Query, ...]) -> pd.DataFrame:
+    hits = _wb.search(corpus, [parse_method(m) for m in methods], [q.text for q in _queries], k)
+    return dataset_scores(_queries, hits)
+
+
+def all_questions(wb: Workbench, corpus: str, methods: Sequence[str], k: int, queries: Sequence[Query]) -> pd.DataFrame:
+    """Every benchmark question of a corpus at ``k``: precision, recall and DRM per method."""
+    stamp = text_hash("\n".join(q.query_id + q.text for q in queries))
+    return _all_questions(_config_key(wb.config), corpus, tuple(methods), int(k), stamp, wb, tuple(queries))
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _summaries(key: str, corpus: str, strategy: str, doc_hashes: tuple[tuple[str, str], ...],
                _wb: Workbench, _docs: tuple[Document, ...]) -> dict[str, Any]:
@@ -218,6 +231,7 @@ def invalidate() -> None:
     """Forget cached listings, summaries and search results after anything was written."""
     _indexes.clear()
     _search.clear()
+    _all_questions.clear()
     _summaries.clear()
 
 

@@ -109,6 +109,16 @@ for diff in document_diffs(comparison):
         line = "retrieved from the same documents as the baseline."
     st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", line), unsafe_allow_html=True)
 
+if data.queries:
+    overall = st.expander(f"How the methods do on all {len(data.queries)} questions of this dataset at k={k}",
+                          key="cmp_all_questions", on_change="rerun")
+    if overall.open:
+        with overall:
+            st.dataframe(app_cache.all_questions(wb, corpus, methods, k, data.queries), hide_index=True,
+                         key="cmp_all_table")
+            st.caption("One question can go either way; these figures are over every question. "
+                       "The Evaluate page runs every k and saves the run.")
+
 summary_doc = next(iter(sorted(comparison.targets)), None)
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):

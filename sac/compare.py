@@ -14,8 +14,8 @@ from urllib.parse import unquote
 import numpy as np
 import pandas as pd
 
-from sac.metrics import document_retrieval_mismatch, score_query, wrong_document_flags
-from sac.types import Hit, Span
+from sac.metrics import aggregate, document_retrieval_mismatch, score_query, wrong_document_flags
+from sac.types import Hit, Query, Span
 
 
 def document_title(doc_id: str) -> str:
@@ -125,6 +125,16 @@ def metrics_frame(comparison: Comparison) -> pd.DataFrame:
             "hits": len(r.hits),
         })
     return pd.DataFrame(rows, columns=["method", "precision", "recall", "drm", "wrong", "hits"])
+
+
+def dataset_scores(queries: Sequence[Query], hits_by_method: Mapping[str, Sequence[Sequence[Hit]]]) -> pd.DataFrame:
+    """Per method over every query (hits in query order): mean precision and recall, pooled DRM, in percent."""
+    rows = []
+    for method, per_query in hits_by_method.items():
+        agg = aggregate([score_query([h.span for h in hits], q.gold) for q, hits in zip(queries, per_query)])
+        rows.append({"method": method, "precision %": round(agg.precision * 100, 1),
+                     "recall %": round(agg.recall * 100, 1), "DRM %": round(agg.drm * 100, 1), "questions": agg.queries})
+    return pd.DataFrame(rows, columns=["method", "precision %", "recall %", "DRM %", "questions"])
 
 
 def nearest_neighbours(ids: Sequence[str], vectors: np.ndarray) -> pd.DataFrame:

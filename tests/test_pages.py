@@ -228,6 +228,17 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download JSON"]
 
+    # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
+    cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
+    cmp.session_state["cmp_all_questions"] = True
+    cmp.run()
+    overall = _frame(cmp, "method", "questions").set_index("method")
+    at8 = metrics[metrics["k"] == "8"].set_index("method")
+    for method in METHODS:
+        assert overall.loc[method, "questions"] == 52
+        assert overall.loc[method, "DRM %"] == pytest.approx(round(at8.loc[method, "drm"] * 100, 1))
+        assert overall.loc[method, "recall %"] == pytest.approx(round(at8.loc[method, "recall"] * 100, 1))
+
 
 def test_review_label_survives_a_restart_and_exports(demo_copy):
     at = _ok(_app().switch_page("pages/3_Compare.py").run())
