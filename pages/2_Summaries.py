@@ -13,7 +13,7 @@ import app_cache
 from sac.errors import SacError, SummarizerError
 from sac.retrieval import parse_method
 from sac.summarizing import BuiltinSummarizer, OpenAISummarizer, default_prompt
-from sac.summary_edits import FILTERS, filter_summaries, regenerate, summaries_frame
+from sac.summary_edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
 from sac.types import text_hash
 
 st.set_page_config(page_title="Summaries · SAC Workbench", page_icon="📝", layout="wide")
@@ -93,11 +93,19 @@ if summaries and len(documents) > 1:
 frame = summaries_frame(documents, summaries, {d.doc_id: len(wb.chunks(d)) for d in documents}, lookalikes)
 shown = filter_summaries(frame, search, show, threshold)
 st.caption(f"{len(shown)} of {len(frame)} documents · target length {wb.config.summary_chars} characters "
-           "(20 over allowed) · similarity: cosine to the most similar other summary")
-column_config = {s: st.column_config.TextColumn(s, width="large") for s in summaries}
+           "(20 over allowed) · similarity: cosine to the most similar other document's summary")
+column_config = {"doc_id": None, "document": st.column_config.TextColumn("document", pinned=True)}
+column_config.update({s: st.column_config.TextColumn(s, width="large") for s in summaries})
 column_config.update({f"{s} similarity": st.column_config.ProgressColumn(
-    f"{s} similarity", min_value=0.0, max_value=1.0, format="%.3f") for s in lookalikes})
+    f"{s} similarity", min_value=0.0, max_value=1.0, format="%.3f", width="small") for s in lookalikes})
 st.dataframe(shown, hide_index=True, column_config=column_config, key="sum_table")
+pairs = lookalike_pairs(lookalikes, threshold)
+if len(pairs):
+    st.warning(f"{len(pairs)} pair(s) of look-alike summaries (cosine ≥ {threshold:.2f}): their chunks carry "
+               "nearly the same context, so SAC cannot tell these documents apart. Edit one to name what differs.")
+    st.dataframe(pairs, hide_index=True, key="sum_pairs")
+elif lookalikes:
+    st.caption(f"No two summaries are {threshold:.2f} or more similar.")
 
 st.subheader("Edit or regenerate a summary")
 doc_ids = [d.doc_id for d in documents]

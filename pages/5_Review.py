@@ -64,16 +64,22 @@ if source == "A live comparison":
     available = app_cache.built_methods(wb, corpus)
     methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
                              key="rev_methods")
+    data = app_cache.dataset(entries[corpus])
+    queries = {q.query_id: q for q in data.queries}
+    if queries:
+        picked = st.selectbox("…or a benchmark question (its answer is known)", ["", *queries], key="rev_bench_query",
+                              format_func=lambda q: queries[q].text if q else "—")
+        if picked:
+            query = queries[picked].text
     from_compare = last.get("corpus") == corpus and last.get("query") == query
-    gold = tuple(last.get("gold", ())) if from_compare else ()
+    bench = next((q for q in data.queries if q.text == query), None)
+    gold = bench.gold if bench else tuple(last.get("gold", ())) if from_compare else ()
     pinned = list(last.get("pinned", [])) if from_compare else []
-    query_id = last.get("query_id", "") if from_compare and last.get("query_id") not in ("", "live") else ""
-    query_id = query_id or f"live-{text_hash(query)[:8]}"
+    query_id = bench.query_id if bench else f"live-{text_hash(query)[:8]}"
     label_source = "live"
     if not query or not methods:
-        st.info("Type a question (or run one on **Compare**) and choose methods.")
+        st.info("Type a question, pick a benchmark question, or run one on **Compare**; and choose methods.")
         st.stop()
-    data = app_cache.dataset(entries[corpus])
     try:
         hits = app_cache.search(wb, corpus, methods, query, k)
     except SacError as err:
@@ -126,6 +132,7 @@ for tab, result in zip(tabs, comparison.results):
                           unsafe_allow_html=True)
             wkey = f"rev_{qkey}_{result.method}_{hit.rank}"
             label = right.radio(f"Label for #{hit.rank}", LABELS, index=LABELS.index(before.label) if before else None,
+                                horizontal=True,
                                 key=f"{wkey}_label")
             note = right.text_input(f"Note for #{hit.rank}", before.note if before else "", key=f"{wkey}_note")
             chosen.append((hit, label, note))

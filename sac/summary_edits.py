@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
+from sac.compare import document_title
 from sac.summarizing import SummaryStore, summarize_corpus
 from sac.types import Document, Summary
 
@@ -62,27 +63,43 @@ def summaries_frame(
     chunk_counts: Mapping[str, int],
     lookalikes: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """One row per document; per strategy its summary, length, version (with "edited" for hand edits)
-    and, where given, the most similar other document's summary and its cosine similarity."""
+    """One row per document; per strategy its summary, the cosine similarity to the most similar other
+    document's summary (and which one), its length and version ("edited" for hand edits, "cut" when cut
+    to fit). Columns come grouped by strategy, the summary and its similarity first."""
     lookalikes = lookalikes or {}
     near = {s: frame.set_index("doc_id") for s, frame in lookalikes.items() if len(frame)}
     rows = []
     for doc in documents:
-        row: dict[str, object] = {"document": doc.doc_id, "characters": len(doc.text),
-                                  "chunks": chunk_counts.get(doc.doc_id, 0)}
+        row: dict[str, object] = {"doc_id": doc.doc_id, "document": document_title(doc.doc_id)}
         for strategy, by_doc in summaries.items():
             summary = by_doc.get(doc.doc_id)
             row[strategy] = summary.text if summary else None
+            if strategy in near and doc.doc_id in near[strategy].index:
+                row[f"{strategy} similarity"] = round(float(near[strategy].loc[doc.doc_id, "similarity"]), 3)
+                row[f"{strategy} most similar"] = document_title(str(near[strategy].loc[doc.doc_id, "most_similar"]))
             row[f"{strategy} chars"] = len(summary.text) if summary else None
             row[f"{strategy} version"] = (
                 f"v{summary.version}" + (" edited" if summary.model == "human" else "") + (" cut" if summary.cut else "")
                 if summary else None
             )
-            if strategy in near and doc.doc_id in near[strategy].index:
-                row[f"{strategy} most similar"] = near[strategy].loc[doc.doc_id, "most_similar"]
-                row[f"{strategy} similarity"] = round(float(near[strategy].loc[doc.doc_id, "similarity"]), 3)
+        row["chunks"] = chunk_counts.get(doc.doc_id, 0)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def lookalike_pairs(lookalikes: Mapping[str, pd.DataFrame], threshold: float) -> pd.DataFrame:
+    """Pairs of documents whose summaries are at least ``threshold`` similar, once per pair, most similar first."""
+    rows = []
+    for strategy, frame in lookalikes.items():
+        seen: set[frozenset[str]] = set()
+        for doc_id, other, sim in frame[["doc_id", "most_similar", "similarity"]].itertuples(index=False):
+            pair = frozenset((doc_id, other))
+            if sim >= threshold and pair not in seen:
+                seen.add(pair)
+                rows.append({"strategy": strategy, "document": document_title(doc_id),
+                             "look-alike": document_title(str(other)), "cosine": round(float(sim), 3)})
+    out = pd.DataFrame(rows, columns=["strategy", "document", "look-alike", "cosine"])
+    return out.sort_values("cosine", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def filter_summaries(frame: pd.DataFrame, text: str = "", show: str = "all", threshold: float = 0.9) -> pd.DataFrame:

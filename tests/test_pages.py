@@ -192,6 +192,9 @@ def test_summaries_flag_look_alikes(demo):
         assert set(table[f"{strategy} most similar"]) <= set(table["document"])
         assert (table[f"{strategy} most similar"] != table["document"]).all()
     at.slider(key="sum_threshold").set_value(0.5).run()
+    pairs = _frame(at, "strategy", "look-alike", "cosine")
+    assert len(pairs) >= 2 and (pairs["cosine"] >= 0.5).all() and list(pairs["cosine"]) == sorted(pairs["cosine"], reverse=True)
+    assert any("look-alike summaries" in w.value for w in at.warning)
     at.selectbox(key="sum_filter").set_value("look-alikes").run()
     assert len(_frame(at, "document", "generic")) >= 2
     at.text_input(key="sum_search").input("VELCO").run()
