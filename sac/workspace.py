@@ -31,7 +31,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 def safe_name(name: str, what: str = "name") -> str:
     """Return ``name`` if it is a safe single path component, else raise ConfigError."""
-    if not _NAME.match(name) or ".." in name:
+    # fullmatch: with match, "$" also accepts a trailing newline ("runs\n").
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
         raise ConfigError(
             f"Invalid {what} {name!r}: use 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit"
         )
