@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 
 from sac.config import SacConfig
-from sac.errors import IndexNotBuiltError, StoreError
+from sac.errors import IndexNotBuiltError, SacError, StoreError
 from sac.types import Chunk, Hit, Span, text_hash
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 ADD_BATCH = 512  # records per embed + upsert round trip (chromadb accepts about 5,400)
 Progress = Callable[[int, int], None]
+_persistent_client_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +81,21 @@ def make_client(config: SacConfig) -> Any:
             ) from err
         return client
     path = config.workspace / "chroma"
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        # chromadb shares one System per path between clients and creates it without a lock: two sessions
+        # opening the same store at once get a KeyError or an unstarted System.
+        with _persistent_client_lock:
+            return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as err:  # noqa: BLE001 - OSError, sqlite and chromadb's own errors
+        raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
+
+
+def describe_store(config: SacConfig) -> str:
+    """Where the indexes live, for messages: the server URL or the embedded store's folder."""
+    if config.chroma_url:
+        return f"the Chroma server at {config.chroma_url}"
+    return f"the Chroma store in {config.workspace / 'chroma'}"
 
 
 _thread_locks: dict[str, threading.Lock] = {}
@@ -121,6 +135,30 @@ class Index:
         self._config = config
         self._collection: Any = None
 
+    def _error(self, action: str, err: BaseException) -> StoreError:
+        """A one-line StoreError naming the store, the index and what failed (chromadb raises httpx,
+        sqlite and its own error types, none of which a caller can act on)."""
+        where = describe_store(self._config)
+        hint = (
+            " Check that the server is running (`chroma run --path DIR --host 127.0.0.1 --port 8000`) and try "
+            "again; an interrupted indexing run resumes where it stopped."
+            if self._config.chroma_url else ""
+        )
+        detail = " ".join(str(err).split()) or "no details"
+        return StoreError(
+            f"{where[0].upper()}{where[1:]} failed while {action} ({self.key.method} index of corpus "
+            f"{self.key.corpus!r}): {type(err).__name__}: {detail}.{hint}"
+        )
+
+    @contextmanager
+    def _chroma(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except SacError:
+            raise
+        except Exception as err:  # noqa: BLE001 - see _error
+            raise self._error(action, err) from err
+
     # -- collection handling -------------------------------------------------------------
     def _open(self, create: bool) -> Any:
         if self._collection is not None:
@@ -149,7 +187,7 @@ class Index:
                     f"No index for corpus {self.key.corpus!r}, method {self.key.method!r}, embedder "
                     f"{self.key.embedder!r}, chunking {self.key.chunking}: build it first (`python -m sac ingest`)."
                 ) from err
-            raise StoreError(f"Chroma failed opening collection {name} ({self.key.method}): {err}") from err
+            raise self._error(f"opening collection {name}", err) from err
         return self._collection
 
     def exists(self) -> bool:
@@ -160,11 +198,15 @@ class Index:
             return False
 
     def count(self) -> int:
-        return int(self._open(create=False).count()) if self.exists() else 0
+        if not self.exists():
+            return 0
+        with self._chroma("counting records"):
+            return int(self._open(create=False).count())
 
     def drop(self) -> None:
         if self.exists():
-            self._client.delete_collection(self.key.collection_name)
+            with self._chroma("deleting the collection"):
+                self._client.delete_collection(self.key.collection_name)
         self._collection = None
 
     def records(self) -> dict[str, dict[str, Any]]:
@@ -174,7 +216,8 @@ class Index:
         page = 5000
         offset = 0
         while True:
-            got = col.get(include=["metadatas"], limit=page, offset=offset)
+            with self._chroma("reading records"):
+                got = col.get(include=["metadatas"], limit=page, offset=offset)
             for rid, meta in zip(got["ids"], got["metadatas"] or []):
                 out[rid] = dict(meta or {})
             if len(got["ids"]) < page:
@@ -222,7 +265,8 @@ class Index:
             stale_set = set(stale)
             todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
             for i in range(0, len(stale), ADD_BATCH):
-                col.delete(ids=stale[i : i + ADD_BATCH])
+                with self._chroma("deleting stale records"):
+                    col.delete(ids=stale[i : i + ADD_BATCH])
             changed_docs = {wanted[rid][1]["doc_id"] for rid in todo}
             if progress:
                 progress(0, len(todo))
@@ -232,12 +276,13 @@ class Index:
                     embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch
                 ]
                 vectors = embedder.embed_documents(texts)
-                col.upsert(
-                    ids=[c.chunk_id for c, _ in batch],
-                    embeddings=np.asarray(vectors, dtype=np.float32),
-                    metadatas=[m for _, m in batch],
-                    documents=[c.text for c, _ in batch],
-                )
+                with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(todo)}"):
+                    col.upsert(
+                        ids=[c.chunk_id for c, _ in batch],
+                        embeddings=np.asarray(vectors, dtype=np.float32),
+                        metadatas=[m for _, m in batch],
+                        documents=[c.text for c, _ in batch],
+                    )
                 if progress:
                     progress(min(i + ADD_BATCH, len(todo)), len(todo))
             return SyncReport(
@@ -251,27 +296,27 @@ class Index:
             return 0
         with write_lock(self._config.workspace / "locks", self.key.collection_name):
             col = self._open(create=False)
-            before = col.count()
-            for doc_id in doc_ids:
-                col.delete(where={"doc_id": doc_id})
-            return int(before - col.count())
+            with self._chroma("deleting documents"):
+                before = col.count()
+                for doc_id in doc_ids:
+                    col.delete(where={"doc_id": doc_id})
+                return int(before - col.count())
 
     # -- reading -----------------------------------------------------------------------
     def search(self, query_vectors: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[list[Hit]]:
         """Top-k hits per query vector (rows of ``query_vectors``), best first; score = cosine similarity."""
         col = self._open(create=False)
-        n = int(col.count())
+        with self._chroma("counting records"):
+            n = int(col.count())
         if n == 0 or k <= 0:
             return [[] for _ in range(len(query_vectors))]
-        try:
+        with self._chroma("searching"):
             got = col.query(
                 query_embeddings=np.asarray(query_vectors, dtype=np.float32),
                 n_results=min(k, n),
                 include=["metadatas", "documents", "distances"],
                 where=dict(where) if where else None,
             )
-        except Exception as err:  # noqa: BLE001
-            raise StoreError(f"Chroma query failed on {self.key.method!r}: {err}") from err
         out: list[list[Hit]] = []
         for metas, docs, dists in zip(got["metadatas"], got["documents"], got["distances"]):
             hits = []
@@ -291,7 +336,8 @@ class Index:
         texts: list[str] = []
         page, offset = 5000, 0
         while True:
-            got = col.get(include=["embeddings", "metadatas", "documents"], where=where, limit=page, offset=offset)
+            with self._chroma("reading embeddings"):
+                got = col.get(include=["embeddings", "metadatas", "documents"], where=where, limit=page, offset=offset)
             ids.extend(got["ids"])
             if len(got["ids"]):
                 vecs.append(np.asarray(got["embeddings"], dtype=np.float32))
@@ -307,15 +353,19 @@ class Index:
 def list_indexes(client: Any) -> list[dict[str, Any]]:
     """Every sac collection in the store with its key and record count."""
     out = []
-    for col in client.list_collections():
-        name = col if isinstance(col, str) else col.name
-        if not name.startswith("sac_"):
-            continue
-        c = client.get_collection(name, embedding_function=None)
-        meta = c.metadata or {}
-        out.append({
-            "collection": name,
-            **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_")},
-            "chunks": c.count(),
-        })
+    try:
+        for col in client.list_collections():
+            name = col if isinstance(col, str) else col.name
+            if not name.startswith("sac_"):
+                continue
+            c = client.get_collection(name, embedding_function=None)
+            meta = c.metadata or {}
+            out.append({
+                "collection": name,
+                **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_")},
+                "chunks": c.count(),
+            })
+    except Exception as err:  # noqa: BLE001 - chromadb raises httpx, sqlite and its own error types
+        detail = " ".join(str(err).split()) or "no details"
+        raise StoreError(f"Cannot list the indexes in the Chroma store: {type(err).__name__}: {detail}") from err
     return out
