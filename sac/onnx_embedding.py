@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -197,6 +198,8 @@ def quantize_onnx(source: Path, target: Path) -> None:
     except ImportError as err:
         raise EmbedderError(f"int8 quantization needs the onnx package ({err}): `pip install onnx`") from err
     tmp = _temp_path(target)
+    root_logger = logging.getLogger()
+    root_logger.addFilter(_no_preprocess_hint)
     try:
         keep_fp32 = gelu_fed_matmuls(onnx.load(str(source)))
         quantize_dynamic(
@@ -208,6 +211,13 @@ def quantize_onnx(source: Path, target: Path) -> None:
     except Exception as err:
         tmp.unlink(missing_ok=True)
         raise EmbedderError(f"Quantizing {source.name} failed: {type(err).__name__}: {err}") from err
+    finally:
+        root_logger.removeFilter(_no_preprocess_hint)
+
+
+def _no_preprocess_hint(record: logging.LogRecord) -> bool:
+    """Drop the quantizer's advice to pre-process first (it concerns static quantization of CNNs)."""
+    return not record.getMessage().startswith("Please consider to run pre-processing")
 
 
 class OnnxMiniLMEmbedder:
