@@ -94,8 +94,8 @@ if st.button("Load the demo corpus", type="primary", key="home_load_demo"):
         st.stop()
 
 st.subheader("Then")
-st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged", icon="🔍")
-st.page_link("pages/4_Evaluate.py", label="Evaluate: DRM, precision and recall against k, saved runs", icon="📈")
-st.page_link("pages/1_Corpus.py", label="Corpus: upload your own documents and build indexes", icon="📄")
-st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare the summaries SAC prepends", icon="📝")
-st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark new ground truth, export", icon="✅")
+st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged", icon=":material/compare:")
+st.page_link("pages/4_Evaluate.py", label="Evaluate: DRM, precision and recall against k, saved runs", icon=":material/monitoring:")
+st.page_link("pages/1_Corpus.py", label="Corpus: upload your own documents and build indexes", icon=":material/upload_file:")
+st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare the summaries SAC prepends", icon=":material/edit_note:")
+st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark new ground truth, export", icon=":material/rate_review:")

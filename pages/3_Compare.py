@@ -30,7 +30,7 @@ except SacError as err:
 indexed = [e for e in entries if app_cache.built_methods(wb, e.name)]
 if not indexed:
     st.warning("No corpus is indexed with the current settings. Load the demo on the home page or build an index on **Corpus**.")
-    st.page_link("app.py", label="Home: load the demo corpus", icon="🏠")
+    st.page_link("app.py", label="Home: load the demo corpus", icon=":material/home:")
     st.stop()
 
 by_name = {e.name: e for e in indexed}
