@@ -43,6 +43,9 @@ class SentenceTransformerEmbedder:
         else:
             path, self.name = model, model.rstrip("/").rsplit("/", 1)[-1]
         try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # keep stderr for our own progress and errors
             self._model = SentenceTransformer(path, device=device)
         except Exception as err:  # noqa: BLE001 - any loader failure is reported the same way
             raise EmbedderError(

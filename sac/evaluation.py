@@ -18,7 +18,7 @@ import pandas as pd
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
 from sac.metrics import QueryScore, aggregate, score_query
-from sac.retrieval import Method
+from sac.retrieval import MAX_K, Method
 from sac.types import Dataset, Hit, text_hash
 from sac.workbench import Progress, Workbench
 from sac.workspace import Workspace, atomic_write_text, utc_now
@@ -49,8 +49,8 @@ def corpus_name(benchmark: str, dataset: Dataset) -> str:
 
 def check_k_values(k_values: Sequence[int]) -> list[int]:
     ks = sorted(set(k_values))
-    if not ks or ks[0] < 1:
-        raise ConfigError(f"k values must be whole numbers >= 1, got {list(k_values)}")
+    if not ks or ks[0] < 1 or ks[-1] > MAX_K:
+        raise ConfigError(f"k values must be whole numbers from 1 to {MAX_K}, got {list(k_values)}")
     return ks
 
 
