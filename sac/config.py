@@ -23,6 +23,7 @@ class SacConfig:
     summary_chars: int = 150  # target summary length
     embedder: str = "minilm"  # packaged offline model; "minilm-onnx"; any sentence-transformers name or path; "openai:<model>"
     embed_batch_size: int = 32
+    reranker: str = "none"  # for the +rerank option: "lexical" (built in) or a sentence-transformers CrossEncoder
     llm_model: str = "gpt-4o-mini"
     llm_base_url: str | None = None  # any OpenAI-compatible server; None -> api.openai.com
     openai_api_key: str | None = field(default=None, repr=False)  # never printed, never written

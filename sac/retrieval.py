@@ -6,12 +6,21 @@ A method name is a base and optional options joined by ``+``:
 - ``sac-<strategy>``: chunks embedded after their document's summary of that strategy
   (``sac-generic``, ``sac-expert``, ``sac-generic-llm``, or any strategy a user adds).
 
-Options change either what is embedded (and so get their own index) or only how the index is searched.
+Options change either what is embedded (and so get their own index) or only how the index is searched:
+
+- ``+sections``: the heading path of each chunk's section is embedded after the summary.
+- ``+merge<N>``: chunks under N characters (and whitespace-only ones) join a neighbour.
+- ``+hybrid<w>``: dense and BM25 scores fused, w = the dense share (``hybrid0.75``).
+- ``+docs<N>``: documents ranked first; chunks come only from the top N documents.
+- ``+rerank``: a second stage (SAC_RERANKER: a CrossEncoder name, or ``lexical``) reorders the top 50.
+
+``sac-generic+docs1+hybrid0.5+merge25`` combines them; options are written in alphabetical order.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sac.errors import ConfigError, QueryError
@@ -23,8 +32,16 @@ MAX_K = 1000
 _STRATEGY = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 
 # Options that change the embedded text (part of the index key) and options applied at search time.
-INDEX_OPTIONS: dict[str, str] = {}
-SEARCH_OPTIONS: dict[str, str] = {}
+# Each maps to (what it does, its value: "" none, "int" a whole number >= 1, "share" a number in [0, 1]).
+INDEX_OPTIONS: dict[str, tuple[str, str]] = {
+    "sections": ("prepend the heading path of the chunk's section (sac.sections)", ""),
+    "merge": ("merge<N>: merge chunks under N characters into a neighbour (sac.smallchunks)", "int"),
+}
+SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
+    "hybrid": ("hybrid<w>: dense + BM25, w = dense share, e.g. hybrid0.75 (sac.hybrid)", "share"),
+    "docs": ("docs<N>: rank documents first, then chunks inside the top N (sac.docfirst)", "int"),
+    "rerank": ("rerank[N]: rerank the top N (default 50) with SAC_RERANKER (sac.reranking)", "int?"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +59,11 @@ class Method:
 
     def option(self, key: str) -> str | None:
         return dict(self.options).get(key)
+
+    @property
+    def search_options(self) -> dict[str, str]:
+        """The options applied at query time (none: a plain dense top-k)."""
+        return {k: v for k, v in self.options if k in SEARCH_OPTIONS}
 
 
 def parse_method(name: str) -> Method:
@@ -65,10 +87,44 @@ def parse_method(name: str) -> Method:
         known = {**INDEX_OPTIONS, **SEARCH_OPTIONS}
         if not m or m.group(1) not in known:
             raise ConfigError(f"Unknown option {opt!r} in method {raw!r}. Options are: {sorted(known) or 'none'}")
-        options.append((m.group(1), m.group(2)))
+        options.append((m.group(1), _option_value(m.group(1), m.group(2), known[m.group(1)][1], raw)))
+    if len({k for k, _ in options}) != len(options):
+        raise ConfigError(f"An option appears twice in method {raw!r}")
     options.sort()
     normalised = "+".join([base] + [f"{k}{v}" for k, v in options])
     return Method(name=normalised, strategy=strategy, options=tuple(options))
+
+
+def _option_value(key: str, value: str, kind: str, raw: str) -> str:
+    """The option's value in one spelling (``hybrid0.50`` -> ``hybrid0.5``), or a ConfigError."""
+    if kind == "" or (kind == "int?" and value == ""):
+        if value:
+            raise ConfigError(f"Option {key!r} takes no value, got {key + value!r} in method {raw!r}")
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"Option {key!r} needs a number, e.g. {key}{'0.5' if kind == 'share' else '3'}; "
+                          f"got {key + value!r} in method {raw!r}") from None
+    if kind == "share":
+        if not 0.0 <= number <= 1.0:
+            raise ConfigError(f"{key}<w> takes a dense share between 0 and 1, got {value!r} in method {raw!r}")
+        return f"{number:g}"
+    if number != int(number) or number < 1:
+        raise ConfigError(f"{key}<N> takes a whole number >= 1, got {value!r} in method {raw!r}")
+    return str(int(number))
+
+
+def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list[str]:
+    """Method names worth offering in a list: the paper's three, then each option on each SAC strategy."""
+    names = ["baseline", *(f"sac-{s}" for s in strategies)]
+    for s in strategies:
+        base = f"sac-{s}"
+        names += [f"{base}+hybrid{w}" for w in ("0.75", "0.5", "0.25")]
+        names += [f"{base}+docs1", f"{base}+docs3", f"{base}+sections", f"{base}+merge25", f"{base}+rerank"]
+        names += [f"{base}+docs1+hybrid0.5+merge25", f"{base}+docs1+hybrid0.5+merge25+sections"]
+    names += ["baseline+hybrid0.5", "baseline+merge25"]
+    return [parse_method(n).name for n in dict.fromkeys(names)]
 
 
 def parse_methods(text: str) -> list[Method]:

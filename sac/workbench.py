@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from sac import method_options, snapshot
 from sac.chunking import chunk_document
 from sac.config import SacConfig
 from sac.embedding import make_embedder
@@ -119,9 +120,13 @@ class Workbench:
             else:
                 summary_text = {k: s.text for k, s in self.summaries(documents, method.strategy, progress=progress).items()}
             step = (lambda done, total, m=method: progress(f"embedding {m.index_name}", done, total)) if progress else None
-            reports[method.index_name] = self.index(corpus, method).sync(
-                chunks, doc_hashes, summary_text, self.embedder, progress=step,
+            method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
+            index = self.index(corpus, method)
+            reports[method.index_name] = index.sync(
+                method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
             )
+            if reports[method.index_name].added or reports[method.index_name].deleted:
+                snapshot.forget(self.client, index.key.collection_name)
         return reports
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
@@ -144,4 +149,4 @@ class Workbench:
         """Top-k hits per method and query. Each query is embedded once and shared by all methods."""
         check_k(k)
         vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
-        return {m.name: self.index(corpus, m).search(vectors, k) for m in methods}
+        return {m.name: method_options.search(self, corpus, m, queries, vectors, k) for m in methods}

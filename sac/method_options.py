@@ -1,0 +1,92 @@
+"""What the method options do, in one place: ``Workbench.build`` asks ``index_inputs`` what to embed,
+``Workbench.search`` asks ``search`` for the hits.
+
+Index options (their own index): ``merge<N>`` (sac.smallchunks), then ``sections`` (sac.sections).
+Search options, applied in this order per query: ``docs<N>`` picks the documents (sac.docfirst), the
+chunk search inside them is dense or ``hybrid<w>`` (sac.hybrid), then ``rerank`` reorders the top N
+(sac.reranking). A method without search options is the plain dense top-k of its index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sac import docfirst, hybrid, reranking, snapshot
+from sac.retrieval import Method
+from sac.sections import section_prefixes
+from sac.smallchunks import merge_small_chunks
+from sac.types import Chunk, Document, Hit
+
+
+def index_inputs(
+    method: Method, documents: Sequence[Document], chunks_of: Callable[[Document], list[Chunk]], chunk_size: int,
+) -> tuple[list[Chunk], dict[str, str]]:
+    """The chunks this method's index holds and the extra context (chunk id -> section line) it embeds."""
+    merge = method.option("merge")
+    chunks: list[Chunk] = []
+    for doc in documents:
+        own = chunks_of(doc)
+        chunks.extend(merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own)
+    prefixes = section_prefixes({d.doc_id: d for d in documents}, chunks) if method.option("sections") is not None else {}
+    return chunks, prefixes
+
+
+def search(wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int) -> list[list[Hit]]:
+    """Top-k hits per query for one method of a ``Workbench``."""
+    index = wb.index(corpus, method)
+    opts = method.search_options
+    if not opts:
+        return index.search(vectors, k)  # type: ignore[no-any-return]
+    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
+    snap = snapshot.snapshot(wb.client, index)
+    first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
+    weight = float(opts["hybrid"]) if "hybrid" in opts else None
+    texts: list[str] | None = None
+    bm25 = None
+    if weight is not None or reranker is not None:
+        texts = snapshot.embedded_texts(snap, method, wb.summary_store)
+    if weight is not None and texts is not None:
+        bm25 = hybrid.bm25_index(snap, texts, method.index_name)
+    pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
+    n_docs = int(opts["docs"]) if "docs" in opts else None
+    summary_vecs = None
+    doc_bm25 = None
+    if n_docs is not None:
+        summaries = snapshot.summary_texts(snap, method, wb.summary_store)
+        if summaries:
+            summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
+        if weight is not None:
+            doc_bm25 = docfirst.document_bm25(snap, summaries)
+
+    dense_all: list[list[Hit]] | None = None
+    if n_docs is None:
+        dense_all = index.search(vectors, pool)  # one round trip for every query
+    out: list[list[Hit]] = []
+    for i, query in enumerate(queries):
+        vector = np.asarray(vectors[i], dtype=np.float32)
+        lexical = bm25.scores(query) if bm25 is not None else None
+        allowed = None
+        if n_docs is not None:
+            scored = docfirst.document_scores(
+                snap, vector, summary_vecs=summary_vecs, weight=weight if weight is not None else 1.0,
+                lexical=doc_bm25.scores(query) if doc_bm25 is not None else None)
+            chosen = docfirst.top_documents(scored, n_docs)
+            allowed = snap.rows(chosen)
+            where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None
+            dense = index.search(vector[None, :], pool, where=where)[0] if chosen else []
+        else:
+            assert dense_all is not None
+            dense = dense_all[i]
+        if weight is not None and lexical is not None:
+            hits = hybrid.fuse(snap, vector, dense, lexical, weight, first_k, allowed_rows=allowed)
+        else:
+            hits = dense[:first_k]
+        if reranker is not None and texts is not None:
+            rows = [snap.row_of[h.chunk.chunk_id] for h in hits]
+            ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
+            hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
+        out.append(hits[:k])
+    return out
