@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -265,11 +266,11 @@ class ProgressReporter:
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = time.perf_counter()
         if stage not in self._bars:
-            self._bars[stage] = self._container.progress(0.0, text=f"{stage}…")
+            self._bars[stage] = self._container.progress(0.0, text=f"{_stage_label(stage)}…")
             self._started[stage] = (now, done)
         t0, d0 = self._started[stage]
         fraction = min(done / total, 1.0) if total else 1.0
-        text = f"{stage}: {done:,} / {total:,}"
+        text = f"{_stage_label(stage)}: {done:,} / {total:,}"
         elapsed = now - t0
         if done > d0 and elapsed > 0.2 and done < total:
             rate = (done - d0) / elapsed
@@ -279,6 +280,11 @@ class ProgressReporter:
             text += f" · done in {_duration(elapsed)}"
             self.log.append(text)
         self._bars[stage].progress(fraction, text=text)
+
+
+def _stage_label(stage: str) -> str:
+    """Workbench stages read as the user's steps: "embedding sac-expert" embeds and writes the index."""
+    return re.sub(r"\bembedding (\S+)", r"embedding and indexing \1", stage)
 
 
 def _duration(seconds: float) -> str:

@@ -67,7 +67,7 @@ with st.form("eval_form", border=True):
                                   "change. " + hint)
     st.caption(hint)
     label = st.text_input("Run label", "app", key="eval_label")
-    submitted = st.form_submit_button("Run the evaluation", type="primary")
+    submitted = st.form_submit_button("Run the evaluation", type="primary", key="eval_run_button")
 
 if submitted:
     progress = app_cache.ProgressReporter(st.container(), unit="chunks")

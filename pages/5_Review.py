@@ -136,7 +136,8 @@ for tab, result in zip(tabs, comparison.results):
                                 key=f"{wkey}_label")
             note = right.text_input(f"Note for #{hit.rank}", before.note if before else "", key=f"{wkey}_note")
             chosen.append((hit, label, note))
-        if st.form_submit_button(f"Save labels for {result.method}", type="primary"):
+        if st.form_submit_button(f"Save labels for {result.method}", type="primary",
+                                 key=f"rev_save_{qkey}_{result.method}"):
             labels = [
                 ChunkLabel(corpus=corpus, query_id=query_id, query=query, method=result.method, doc_id=hit.span.doc_id,
                            start=hit.span.start, end=hit.span.end, label=label, reviewer=reviewer, rank=hit.rank,

@@ -13,6 +13,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -175,6 +176,12 @@ def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy
     assert list(history["version"]) == [2, 1] and list(history["model"])[0] == "human"
     assert list(history["text"])[1] == original
 
+    at.button(key="sum_regen_one").click().run()
+    _ok(at)
+    assert any("Regenerated 1 generic summaries" in s.value and "Re-embedded" in s.value for s in at.success)
+    history = _frame(at, "version", "model", "text")
+    assert list(history["version"]) == [3, 2, 1] and list(history["text"])[0] == original
+
 
 def _demo_docs():
     from sac.corpus import load_benchmark
@@ -241,6 +248,17 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
         assert overall.loc[method, "questions"] == 52
         assert overall.loc[method, "DRM %"] == pytest.approx(round(at8.loc[method, "drm"] * 100, 1))
         assert overall.loc[method, "recall %"] == pytest.approx(round(at8.loc[method, "recall"] * 100, 1))
+
+    # The saved run's hits can be reviewed: the same ranking, rebuilt from retrieved.jsonl.
+    review = _ok(_app().switch_page("pages/5_Review.py").run())
+    review.radio(key="rev_source").set_value("A saved evaluation run").run()
+    _ok(review)
+    cards = [m.value for m in review.markdown if 'class="sac-hit' in m.value]
+    assert len(cards) == 3 * 8
+    per_query = pd.read_csv(run["path"] / "per_query.csv")
+    first = per_query[(per_query["query_id"] == "contractnli-0000") & (per_query["k"] == 8)].set_index("method")
+    for i, method in enumerate(METHODS):
+        assert sum("sac-hit-wrong" in c for c in cards[i * 8:(i + 1) * 8]) == first.loc[method, "wrong"]
 
 
 def test_review_label_survives_a_restart_and_exports(demo_copy):
