@@ -18,7 +18,7 @@ from sac.retrieval import BASE_METHODS, parse_methods
 st.set_page_config(page_title="SAC Workbench", page_icon="⚖️", layout="wide")
 
 DEMO_CHOICES = {
-    "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (under a minute)",
+    "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (about a minute)",
     "both": "ContractNLI and CUAD: 5 NDAs + 29 commercial contracts, 246 questions (a few minutes on 2 cores)",
 }
 
