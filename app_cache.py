@@ -29,6 +29,7 @@ from sac.config import SacConfig  # noqa: E402
 from sac.embedding import make_embedder  # noqa: E402
 from sac.evaluation import load_metrics  # noqa: E402
 from sac.retrieval import parse_method  # noqa: E402
+from sac.review import load_retrieved  # noqa: E402
 from sac.store import list_indexes, make_client  # noqa: E402
 from sac.types import Dataset, Document, Hit, Query, text_hash  # noqa: E402
 from sac.workbench import Workbench  # noqa: E402
@@ -226,6 +227,16 @@ def _run_files(run_dir: str, stamp: float) -> tuple[pd.DataFrame, dict[str, Any]
 def run_metrics(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """A saved run's metrics frame and its config.json (a saved run never changes)."""
     return _run_files(str(run_dir), _mtime(run_dir / "config.json"))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _run_retrieved(run_dir: str, stamp: float) -> list[dict[str, Any]]:
+    return load_retrieved(Path(run_dir))
+
+
+def run_retrieved(run_dir: Path) -> list[dict[str, Any]]:
+    """A saved run's retrieved hits (``retrieved.jsonl``), read once."""
+    return _run_retrieved(str(run_dir), _mtime(run_dir / "config.json"))
 
 
 def invalidate() -> None:

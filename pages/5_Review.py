@@ -22,7 +22,6 @@ from sac.review import (
     label_summary,
     labels_csv,
     labels_frame,
-    load_retrieved,
     make_gold_span,
     run_hits,
 )
@@ -106,7 +105,8 @@ else:
     query_id = st.selectbox("Question", list(queries), format_func=lambda q: queries[q].text, key="rev_run_query")
     query = queries[query_id].text
     gold = queries[query_id].gold
-    hits = run_hits(load_retrieved(ws.run_dir(run_id)), dataset, query_id, {d.doc_id: d.text for d in data.documents}, k)
+    hits = run_hits(app_cache.run_retrieved(ws.run_dir(run_id)), dataset, query_id,
+                    {d.doc_id: d.text for d in data.documents}, k)
     label_source = run_id
     if settings.get("pool"):
         st.caption("This run had a distractor pool: pool documents show their span only.")
