@@ -11,11 +11,13 @@ import pandas as pd
 import streamlit as st
 
 import app_cache
+from sac import diagnostics, snapshot
 from sac.catalog import save_benchmark
 from sac.corpus import load_benchmark_zip, read_document_bytes, read_zip
 from sac.errors import CorpusError, SacError
 from sac.evaluation import corpus_name
-from sac.retrieval import BASE_METHODS, parse_methods
+from sac.plots_map import document_risk_figure
+from sac.retrieval import BASE_METHODS, parse_method, parse_methods
 from sac.summarizing import OpenAISummarizer
 from sac.types import Document
 
@@ -173,6 +175,23 @@ frame = pd.DataFrame([
     for d in data.documents
 ])
 st.dataframe(frame, hide_index=True, key="corpus_documents")
+sac_built = [m for m in built if m.startswith("sac-")]
+if "baseline" in built and sac_built:
+    risk_box = st.expander("Look-alike risk per document: why hits come from the wrong document", key="corpus_risk",
+                           on_change="rerun")
+    if risk_box.open:
+        with risk_box:
+            other = st.selectbox("Beside the baseline", sac_built, key="corpus_risk_method")
+            try:
+                risk = diagnostics.compare_risk(snapshot.snapshot(wb.client, wb.index(shown, parse_method("baseline"))),
+                                                snapshot.snapshot(wb.client, wb.index(shown, parse_method(other))))
+                st.plotly_chart(document_risk_figure(risk, other), key="corpus_risk_figure")
+                st.dataframe(risk, hide_index=True, key="corpus_risk_table")
+                st.caption("mix: share of each chunk's 8 nearest chunks that come from another document (a question "
+                           "that lands here finds that share of wrong neighbours); risk: mean best cosine to another "
+                           "document's chunk; boilerplate: share of chunks with a near-copy (cosine ≥ 0.95) elsewhere.")
+            except SacError as err:
+                st.error(str(err))
 
 cols = st.columns(2)
 with cols[0]:

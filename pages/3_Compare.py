@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 import app_cache
+from sac import diagnostics, snapshot
 from sac.compare import Comparison, compare_methods, document_diffs, document_title, metrics_frame
 from sac.errors import SacError
 from sac.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.retrieval import BASE_METHODS, parse_method
+from sac.retrieval import BASE_METHODS, parse_method, suggested_methods
 
 st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
 
@@ -41,7 +42,10 @@ entry = by_name[corpus]
 available = app_cache.built_methods(wb, corpus)
 k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
-methods = top[2].multiselect("Methods", available, default=default_methods, key="cmp_methods")
+# Search options (hybrid, docs, rerank) run on any built index: offer the suggested ones whose index exists.
+options = [*available, *(m for m in suggested_methods() if m not in available and parse_method(m).index_name in available)]
+methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods",
+                             help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 
 try:
     data = app_cache.dataset(entry)
@@ -120,6 +124,7 @@ if data.queries:
                        "The Evaluate page runs every k and saves the run.")
 
 summary_doc = next(iter(sorted(comparison.targets)), None)
+boilerplate_index = snapshot.snapshot(wb.client, wb.index(corpus, parse_method("baseline"))) if "baseline" in available else None
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):
     with column:
@@ -146,10 +151,14 @@ for column, result in zip(columns, comparison.results):
                             unsafe_allow_html=True)
         if not result.hits:
             st.info("No hits.")
-        for hit, wrong in zip(result.hits, result.wrong):
+        shared = diagnostics.hit_boilerplate(boilerplate_index, result.hits) if boilerplate_index else [None] * len(result.hits)
+        for hit, wrong, others in zip(result.hits, result.wrong, shared):
             doc = documents.get(hit.span.doc_id)
             st.markdown(render_hit(rank=hit.rank, title=document_title(hit.span.doc_id), score=hit.score,
                                    text=hit.chunk.text, span=hit.span, gold=gold, wrong=wrong), unsafe_allow_html=True)
+            if others:
+                st.caption(f"Boilerplate: {others} other document(s) hold a near-identical chunk (cosine ≥ 0.95, "
+                           "no summary): this text alone cannot tell which contract it is from.")
             if doc is not None:
                 with st.expander(f"#{hit.rank} in its document", key=f"cmp_ctx_{result.method}_{hit.rank}"):
                     st.markdown(render_context(doc.text, hit.span, gold), unsafe_allow_html=True)

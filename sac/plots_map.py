@@ -12,6 +12,7 @@ import html
 import textwrap
 from collections.abc import Sequence
 
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -75,4 +76,20 @@ def embedding_map_figure(maps: Sequence[MapData], targets: Sequence[str] = ()) -
     projection = maps[0].projection.upper() if maps else "PCA"
     fig.update_layout(height=560, margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"title": "document"},
                       title=f"Chunk embeddings ({projection}, 2-D), coloured by document")
+    return fig
+
+
+def document_risk_figure(frame: pd.DataFrame, method: str) -> go.Figure:
+    """Per document (rows of ``sac.diagnostics.compare_risk``): the share of its chunks' nearest neighbours
+    from other documents, baseline beside ``method``, in percent."""
+    titles = [document_title(d) for d in frame["doc_id"]]
+    fig = go.Figure([
+        go.Bar(y=titles, x=frame["mix_baseline"] * 100, name="baseline", orientation="h", marker_color="#7f7f7f"),
+        go.Bar(y=titles, x=frame["mix_method"] * 100, name=method, orientation="h", marker_color="#1f77b4"),
+    ])
+    fig.update_layout(
+        barmode="group", height=max(300, 26 * len(titles) + 120), margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        title="Look-alike risk: % of a chunk's 8 nearest chunks from another document",
+        xaxis_title="% of nearest neighbours from another document", yaxis={"autorange": "reversed"},
+    )
     return fig

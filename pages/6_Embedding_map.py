@@ -1,0 +1,95 @@
+"""Embedding map: the chunks of a few documents in 2-D, baseline beside SAC, with a question and its hits."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_cache
+from sac import diagnostics, snapshot
+from sac.compare import document_title
+from sac.errors import SacError
+from sac.plots_map import embedding_map_figure
+from sac.retrieval import check_query, parse_method
+
+st.set_page_config(page_title="Embedding map · SAC Workbench", page_icon="🗺️", layout="wide")
+st.title("Embedding map")
+st.markdown("Every dot is a chunk, coloured by its document; the star is the question, the rings its top-k "
+            "hits. Without a summary, the clauses every contract shares crowd together whatever document they "
+            "come from; SAC's summary pulls each document's chunks apart. The **silhouette** by document "
+            "(cosine, in the full embedding space) says how far: near 1 apart, near 0 mixed.")
+
+try:
+    wb = app_cache.workbench()
+    indexed = [e for e in app_cache.corpora() if app_cache.built_methods(wb, e.name)]
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+if not indexed:
+    st.warning("No corpus is indexed with the current settings. Load the demo on the home page or build an index on **Corpus**.")
+    st.stop()
+
+by_name = {e.name: e for e in indexed}
+cols = st.columns([2, 2, 2, 1])
+corpus = cols[0].selectbox("Corpus", list(by_name), key="map_corpus")
+available = app_cache.built_methods(wb, corpus)
+left = cols[1].selectbox("Left", available, index=available.index("baseline") if "baseline" in available else 0,
+                         key="map_left")
+right_default = next((m for m in ("sac-generic", "sac-expert") if m in available), available[-1])
+right = cols[2].selectbox("Right", available, index=available.index(right_default), key="map_right")
+k = int(cols[3].number_input("k", min_value=1, max_value=32, value=8, key="map_k"))
+
+try:
+    data = app_cache.dataset(by_name[corpus])
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+targets: list[str] = []
+if data.queries:
+    queries = {q.query_id: q for q in data.queries}
+    query_id = st.selectbox("Question", list(queries), format_func=lambda qid: queries[qid].text, key="map_query_pick")
+    query = queries[query_id].text
+    targets = sorted(queries[query_id].gold_doc_ids)
+else:
+    query = st.text_input("Question", key="map_query_text", placeholder="e.g. Which law governs the agreement?")
+if not query or not query.strip():
+    st.info("Type a question to place it on the map.")
+    st.stop()
+
+methods = list(dict.fromkeys([left, right]))
+try:
+    hits = app_cache.search(wb, corpus, methods, query, k)
+    vector = wb.embed_queries([check_query(query)])[0]
+    snaps = {m: snapshot.snapshot(wb.client, wb.index(corpus, parse_method(m))) for m in methods}
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+
+hit_docs = [h.span.doc_id for m in methods for h in hits[m]]
+lookalikes = diagnostics.default_map_documents(snaps[methods[0]], targets[0] if targets else None, n=5)
+default_docs = list(dict.fromkeys([*targets, *hit_docs, *lookalikes]))[:8]
+all_docs = snaps[methods[0]].documents
+cols = st.columns([4, 1])
+chosen = cols[0].multiselect("Documents on the map", all_docs, default=[d for d in default_docs if d in all_docs],
+                             format_func=document_title, key="map_docs",
+                             help="By default: the question's document, every document a hit came from, and look-alikes.")
+projections = ["pca", "umap"] if diagnostics.umap_available() else ["pca"]
+projection = cols[1].radio("Projection", projections, key="map_projection", format_func=str.upper,
+                           help="PCA by default; UMAP when the umap-learn package is installed.")
+if len(chosen) < 2:
+    st.info("Choose at least two documents.")
+    st.stop()
+
+try:
+    maps = [diagnostics.embedding_map(snaps[m], m, chosen, query_vector=vector, hits=hits[m], projection=projection)
+            for m in methods]
+except SacError as err:
+    st.error(str(err))
+    st.stop()
+metric_cols = st.columns(len(maps))
+for column, m in zip(metric_cols, maps):
+    column.metric(f"Silhouette by document · {m.method}", "n/a" if m.silhouette is None else f"{m.silhouette:.2f}")
+st.plotly_chart(embedding_map_figure(maps, targets), key="map_figure")
+shown = set(chosen)
+outside = {m: sum(h.span.doc_id not in shown for h in hits[m]) for m in methods}
+if any(outside.values()):
+    st.caption("Hits from documents not on the map: " + ", ".join(f"{m} {n}" for m, n in outside.items()))
