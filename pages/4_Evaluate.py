@@ -9,13 +9,13 @@ from pathlib import Path
 import streamlit as st
 
 import app_cache
-from sac import catalog, plots
+from sac import catalog, diagnostics, plots
 from sac.cli import import_summary_sets
 from sac.config import DEFAULT_K_VALUES
 from sac.corpus import load_benchmark, load_pool
 from sac.errors import ConfigError, SacError
 from sac.evaluation import compare_runs, evaluate, query_diff, save_run, summary_table
-from sac.retrieval import BASE_METHODS, parse_methods
+from sac.retrieval import BASE_METHODS, parse_methods, suggested_methods
 from sac.types import Dataset
 
 st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
@@ -54,7 +54,7 @@ with st.form("eval_form", border=True):
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
     built = sorted({m for n in names for m in app_cache.built_methods(wb, f"{bench}-{n}")})
-    options = list(dict.fromkeys([*BASE_METHODS, *built]))
+    options = list(dict.fromkeys([*BASE_METHODS, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods")
     extra = cols[1].text_input("More methods (comma-separated)", "", key="eval_extra_methods",
                                placeholder="e.g. sac-generic-llm", help="Any sac-<strategy> whose summaries exist.")
@@ -151,5 +151,13 @@ else:
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)
             st.caption("Questions whose top 8 gained or lost every right-document hit, B against A:")
             st.dataframe(counts, key="eval_cmp_queries")
+            run_bench = next((r.get("settings", {}).get("benchmark") for r in runs if r["run_id"] == run_b), None)
+            bench_name = next((n for n, path in benchmarks.items() if str(path) == run_bench), bench)
+            changes = diagnostics.query_changes(ws.run_dir(run_a), ws.run_dir(run_b), k=8,
+                                                corpus_of={n: f"{bench_name}-{n}" for n in set(diff["dataset"])})
+            if len(changes):
+                st.dataframe(changes[["dataset", "method", "change", "query", "compare"]], hide_index=True,
+                             key="eval_cmp_changes", column_config={
+                                 "compare": st.column_config.LinkColumn("Compare", display_text="open question")})
     except (SacError, KeyError) as err:
         st.error(f"These runs cannot be compared: {err}")

@@ -223,3 +223,26 @@ def test_corpus_page_shows_the_look_alike_risk(map_workspace, monkeypatch, demo_
     assert [t["name"] for t in chart["data"]] == ["baseline", "sac-generic"]
     assert len(chart["data"][0]["y"]) == len(demo_datasets["contractnli"].documents)
     assert _values(chart["data"][1]["x"]).sum() < _values(chart["data"][0]["x"]).sum()
+
+
+def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeypatch, wb, demo_datasets):
+    nli = demo_datasets["contractnli"]
+    run_a = save_run(wb.workspace, evaluate(wb, [nli], parse_methods("baseline"), DEFAULT_K_VALUES), wb.config,
+                     {"benchmark": str(ROOT / "data" / "demo")}, label="diff-a")
+    better = evaluate(wb, [nli], parse_methods("sac-generic"), DEFAULT_K_VALUES)
+    for rows in (better.per_query, better.metrics, better.retrieved):
+        for row in rows:
+            row["method"] = "baseline"  # the same method name in both runs: SAC's figures stand in for a new run
+    run_b = save_run(wb.workspace, better, wb.config, {"benchmark": str(ROOT / "data" / "demo")}, label="diff-b")
+    expected = diagnostics.query_changes(run_a, run_b, k=8)
+    assert len(expected) > 0
+    monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
+    at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/4_Evaluate.py").run())
+    at.selectbox(key="eval_cmp_a").set_value(run_a.name).run()
+    at.selectbox(key="eval_cmp_b").set_value(run_b.name).run()
+    _ok(at)
+    shown = next(df.value for df in at.dataframe if "compare" in df.value.columns)
+    assert len(shown) == len(expected) and set(shown["change"]) == set(expected["change"])
+    for link, query in zip(shown["compare"], shown["query"]):
+        assert link == diagnostics.compare_link(CORPUS, query)
+    assert "sac-generic+hybrid0.5" in at.multiselect(key="eval_methods").options
