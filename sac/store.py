@@ -116,6 +116,20 @@ def write_lock(lock_dir: Path, name: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _fingerprint(
+    chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
+    prefixes: Mapping[str, str],
+) -> str:
+    """Hash of everything a sync writes: equal fingerprints mean identical records."""
+    digest = hashlib.sha256()
+    for c in chunks:
+        digest.update(
+            f"{c.chunk_id}\0{doc_hashes[c.doc_id]}\0{summary_hash(summaries.get(c.doc_id))}"
+            f"\0{summary_hash(prefixes.get(c.chunk_id))}\n".encode()
+        )
+    return digest.hexdigest()[:32]
+
+
 def summary_hash(summary: str | None) -> str:
     return "" if summary is None else text_hash(summary)
 
@@ -245,6 +259,10 @@ class Index:
         lock_dir = self._config.workspace / "locks"
         with write_lock(lock_dir, self.key.collection_name):
             col = self._open(create=True)
+            fingerprint = _fingerprint(chunks, doc_hashes, summaries, prefixes)
+            if self._stored_fingerprint() == fingerprint and self.count() == len(chunks):
+                # Unchanged since the last complete sync: skip reading every record.
+                return SyncReport(added=0, deleted=0, kept=len(chunks), documents_changed=0)
             existing = self.records()
             wanted: dict[str, tuple[Chunk, dict[str, Any]]] = {}
             for chunk in chunks:
@@ -264,6 +282,8 @@ class Index:
             ]
             stale_set = set(stale)
             todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
+            if stale or todo:
+                self._set_fingerprint("")  # a sync cut short must not look complete
             for i in range(0, len(stale), ADD_BATCH):
                 with self._chroma("deleting stale records"):
                     col.delete(ids=stale[i : i + ADD_BATCH])
@@ -285,10 +305,22 @@ class Index:
                     )
                 if progress:
                     progress(min(i + ADD_BATCH, len(todo)), len(todo))
+            self._set_fingerprint(fingerprint)
             return SyncReport(
                 added=len(todo), deleted=len([r for r in stale if r not in wanted]),
                 kept=len(wanted) - len(todo), documents_changed=len(changed_docs),
             )
+
+    def _stored_fingerprint(self) -> str:
+        with self._chroma("reading the index fingerprint"):
+            meta = self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {}
+        return str(meta.get("sac_fingerprint", ""))
+
+    def _set_fingerprint(self, value: str) -> None:
+        meta = {f"sac_{k}": v for k, v in self.key.as_dict().items()}
+        meta["sac_fingerprint"] = value
+        with self._chroma("writing the index fingerprint"):
+            self._open(create=True).modify(metadata=meta)
 
     def delete_documents(self, doc_ids: Sequence[str]) -> int:
         """Remove every record of these documents; returns how many were removed."""
@@ -296,6 +328,7 @@ class Index:
             return 0
         with write_lock(self._config.workspace / "locks", self.key.collection_name):
             col = self._open(create=False)
+            self._set_fingerprint("")
             with self._chroma("deleting documents"):
                 before = col.count()
                 for doc_id in doc_ids:
@@ -362,7 +395,7 @@ def list_indexes(client: Any) -> list[dict[str, Any]]:
             meta = c.metadata or {}
             out.append({
                 "collection": name,
-                **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_")},
+                **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_") and k != "sac_fingerprint"},
                 "chunks": c.count(),
             })
     except Exception as err:  # noqa: BLE001 - chromadb raises httpx, sqlite and its own error types

@@ -127,3 +127,18 @@ def _client(config):
 
     return make_client(config)
 
+
+
+def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    hashes = {d.doc_id: d.content_hash for d in docs}
+    summaries = {d.doc_id: f"Summary {i}" for i, d in enumerate(docs)}
+    index = Index(_client(store_config), IndexKey("t", "sac-z", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), hashes, summaries, embedder)
+    assert index.sync(_chunks(docs), hashes, summaries, embedder).added == 0
+    # Records deleted behind the index's back are found again despite the stored fingerprint.
+    index.delete_documents([docs[1].doc_id])
+    assert index.sync(_chunks(docs), hashes, summaries, embedder).added == len(_chunks([docs[1]]))
+    edited = dict(summaries, **{docs[0].doc_id: "Edited"})
+    assert index.sync(_chunks(docs), hashes, edited, embedder).added == len(_chunks([docs[0]]))
+    assert index.count() == len(_chunks(docs))
