@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     result["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     out = Path(args.out) if args.out else common.RESULTS / ("eval-pool.json" if args.pool else "eval.json")
     common.write_json(out, result)
-    queries = sum(d.queries for d in result["datasets"].values())
+    queries = sum(d["queries"] for d in result["datasets"].values())
     described = ", ".join(f"{n}: {d['documents']} documents, {d['queries']} queries" for n, d in result["datasets"].items())
     print(f"\n{described}; {len(methods)} methods x {len(DEFAULT_K_VALUES)} k; {args.embedder}; "
           f"load {result['machine']['loadavg']}")

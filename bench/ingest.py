@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -66,8 +67,14 @@ def _progress(label: str) -> Any:
     return report
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # `kill` (SIGTERM) stops a background run the way Ctrl-C does: partial figures are still written.
+    signal.signal(signal.SIGTERM, _interrupt)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     methods = parse_methods(args.methods)
     ds = common.load_dataset(args.dataset, args.pool, args.limit)
@@ -195,9 +202,22 @@ def build_all(
             wb, emb = benches[b], timed[b]
             emb.reset()
             row: dict[str, Any] = {"backend": b, "method": m.name}
+            before = wb.index(corpus, m).count()
             with sampler.phase(row):
                 t0 = time.perf_counter()
-                report = wb.build(corpus, documents, [m], progress=_progress(f"{b}"))[m.index_name]
+                try:
+                    report = wb.build(corpus, documents, [m], progress=_progress(f"{b}"))[m.index_name]
+                except KeyboardInterrupt:
+                    # What was written stays; a rerun continues from it. Record how far this run got.
+                    elapsed = time.perf_counter() - t0
+                    count = wb.index(corpus, m).count()
+                    row.update({"interrupted": True, "seconds": round(elapsed, 2), "index_count": count, "kept": before,
+                                "added": count - before, "chunks_per_s": round((count - before) / elapsed, 2),
+                                "embed_s": round(emb.seconds, 2), "embed_share": round(emb.seconds / elapsed, 3)})
+                    rows.append(row)
+                    result["interrupted"] = True
+                    log(f"{b} {m.name}: interrupted after {elapsed:.0f} s; index holds {count} chunks (+{count - before})")
+                    return rows
                 elapsed = time.perf_counter() - t0
             row.update({
                 "added": report.added, "kept": report.kept, "deleted": report.deleted, "seconds": round(elapsed, 2),
