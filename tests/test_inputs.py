@@ -174,8 +174,9 @@ def test_cli_query_reports_bad_k_in_one_line(built, cli, k):
 
 
 @pytest.mark.parametrize("ks, message", [
-    ("0", "error: k values must be whole numbers >= 1, got [0]\n"),
-    ("8,-2", "error: k values must be whole numbers >= 1, got [8, -2]\n"),
+    ("0", "error: k values must be whole numbers from 1 to 1000, got [0]\n"),
+    ("8,-2", "error: k values must be whole numbers from 1 to 1000, got [8, -2]\n"),
+    ("8,1001", "error: k values must be whole numbers from 1 to 1000, got [8, 1001]\n"),
     ("1,x", "error: Expected comma-separated whole numbers, got '1,x'\n"),
 ])
 def test_cli_eval_reports_bad_k_in_one_line(built, cli, ks, message):
