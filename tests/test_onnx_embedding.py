@@ -17,9 +17,8 @@ import pytest
 from sac.chunking import chunk_document
 from sac.config import SacConfig
 
-pytest.importorskip("onnx", reason="exporting to ONNX needs the onnx package (see requirements.txt)")
 
-from sac.onnx_embedding import OnnxMiniLMEmbedder  # noqa: E402 - after the skip
+from sac.onnx_embedding import OnnxMiniLMEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 
