@@ -43,7 +43,8 @@ available = app_cache.built_methods(wb, corpus)
 k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
 # Search options (hybrid, docs, rerank) run on any built index: offer the suggested ones whose index exists.
-options = [*available, *(m for m in suggested_methods() if m not in available and parse_method(m).index_name in available)]
+options = [*available,
+           *(m for m in suggested_methods() if m not in available and parse_method(m).index_name in available)]
 methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods",
                              help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 
@@ -124,7 +125,8 @@ if data.queries:
                        "The Evaluate page runs every k and saves the run.")
 
 summary_doc = next(iter(sorted(comparison.targets)), None)
-boilerplate_index = snapshot.snapshot(wb.client, wb.index(corpus, parse_method("baseline"))) if "baseline" in available else None
+boilerplate_index = (snapshot.snapshot(wb.client, wb.index(corpus, parse_method("baseline")))
+                     if "baseline" in available else None)
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):
     with column:
@@ -151,7 +153,8 @@ for column, result in zip(columns, comparison.results):
                             unsafe_allow_html=True)
         if not result.hits:
             st.info("No hits.")
-        shared = diagnostics.hit_boilerplate(boilerplate_index, result.hits) if boilerplate_index else [None] * len(result.hits)
+        shared = (diagnostics.hit_boilerplate(boilerplate_index, result.hits) if boilerplate_index
+                  else [None] * len(result.hits))
         for hit, wrong, others in zip(result.hits, result.wrong, shared):
             doc = documents.get(hit.span.doc_id)
             st.markdown(render_hit(rank=hit.rank, title=document_title(hit.span.doc_id), score=hit.score,

@@ -25,7 +25,8 @@ except SacError as err:
     st.error(str(err))
     st.stop()
 if not indexed:
-    st.warning("No corpus is indexed with the current settings. Load the demo on the home page or build an index on **Corpus**.")
+    st.warning("No corpus is indexed with the current settings. "
+               "Load the demo on the home page or build an index on **Corpus**.")
     st.stop()
 
 by_name = {e.name: e for e in indexed}
@@ -71,7 +72,7 @@ all_docs = snaps[methods[0]].documents
 cols = st.columns([4, 1])
 chosen = cols[0].multiselect("Documents on the map", all_docs, default=[d for d in default_docs if d in all_docs],
                              format_func=document_title, key="map_docs",
-                             help="By default: the question's document, every document a hit came from, and look-alikes.")
+                             help="By default: the question's document, the documents of the hits, and look-alikes.")
 projections = ["pca", "umap"] if diagnostics.umap_available() else ["pca"]
 projection = cols[1].radio("Projection", projections, key="map_projection", format_func=str.upper,
                            help="PCA by default; UMAP when the umap-learn package is installed.")

@@ -30,11 +30,14 @@ def index_inputs(
     for doc in documents:
         own = chunks_of(doc)
         chunks.extend(merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own)
-    prefixes = section_prefixes({d.doc_id: d for d in documents}, chunks) if method.option("sections") is not None else {}
-    return chunks, prefixes
+    if method.option("sections") is None:
+        return chunks, {}
+    return chunks, section_prefixes({d.doc_id: d for d in documents}, chunks)
 
 
-def search(wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int) -> list[list[Hit]]:
+def search(
+    wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int,
+) -> list[list[Hit]]:
     """Top-k hits per query for one method of a ``Workbench``."""
     index = wb.index(corpus, method)
     opts = method.search_options

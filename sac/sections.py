@@ -108,10 +108,10 @@ def _heading(line: str, start: int) -> Heading | None:
         return Heading(start, 0, f"{m.group(1)} {m.group(2)} {title}".strip())
     m = _SECTION.match(line)
     if m:
-        title = _title(m.group(3))
-        if title is None:
+        section_title = _title(m.group(3))
+        if section_title is None:
             return None
-        return Heading(start, m.group(2).count(".") + 1, f"{m.group(1)} {m.group(2)} {title}".strip())
+        return Heading(start, m.group(2).count(".") + 1, f"{m.group(1)} {m.group(2)} {section_title}".strip())
     m = _NUMBERED.match(line)
     if m:
         number, rest = m.group(1), m.group(3)
@@ -119,10 +119,10 @@ def _heading(line: str, start: int) -> Heading | None:
             # "5 BENEFITS" is a heading, "5 days" is not: an unpunctuated number needs an all-caps title.
             if not _all_caps(rest):
                 return None
-        title = _title(rest)
-        if title is None or not title:
+        clause_title = _title(rest)
+        if not clause_title:
             return None
-        return Heading(start, number.count(".") + 1, f"{number} {title}")
+        return Heading(start, number.count(".") + 1, f"{number} {clause_title}")
     if _all_caps(line) and not re.match(r"^(page\s+\d+|\d+)$", line, re.IGNORECASE):
         return Heading(start, 1, " ".join(line.split()).rstrip(".:"))
     return None

@@ -7,7 +7,8 @@ consecutive chunks under N characters (or whitespace only) into the shorter neig
 
 Merging is contiguous: the merged chunk is ``text[start:end]`` of the joined spans, the chunks of a
 document still tile it exactly, and no merged chunk is longer than ``chunk_size + N`` characters.
-A run that is N characters or longer and has text in it stays a chunk of its own (it is no longer small).
+A run that is N characters or longer and has text in it stays a chunk of its own (it is no longer small);
+a run never grows past ``chunk_size``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def merge_small_chunks(document: Document, chunks: Sequence[Chunk], min_chars: i
     groups: list[tuple[int, int, bool]] = []
     for start, end in spans:
         small = is_small(document.text[start:end], min_chars)
-        if groups and small and groups[-1][2]:
+        if groups and small and groups[-1][2] and end - groups[-1][0] <= chunk_size:
             groups[-1] = (groups[-1][0], end, True)
         else:
             groups.append((start, end, small))
@@ -55,6 +56,9 @@ def merge_small_chunks(document: Document, chunks: Sequence[Chunk], min_chars: i
                 pending = None
             out.append([start, end])
             continue
+        if pending is not None:  # two runs in a row (a run stops at chunk_size): join them
+            start = pending[0]
+            pending = None
         if end - start >= min_chars and document.text[start:end].strip():
             out.append([start, end])  # a run long enough to stand alone is not small
             continue
