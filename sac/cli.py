@@ -5,8 +5,9 @@ Examples:
   python -m sac eval --datasets contractnli --pool ../shared/data/sources/contractnli/test.json
   python -m sac ingest --benchmark data/demo --methods baseline,sac-expert
   python -m sac ingest --docs contracts/ --corpus mine --methods baseline,sac-generic
-  python -m sac summarize --benchmark data/demo --strategy expert-llm --summarizer openai \\
-      --model qwen2.5-1.5b --base-url http://127.0.0.1:8089/v1
+  python -m sac summarize --datasets cuad,contractnli --strategy generic-llm,expert-llm --summarizer openai \\
+      --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 --concurrency 1 \\
+      --context-chars 4000 --out 'data/demo/summaries/{strategy}.json'
   python -m sac query "What is the governing law?" --benchmark data/demo --dataset cuad --k 8
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
@@ -181,26 +182,205 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _summary_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Document]]:
+    """The documents of ``--corpus NAME``, or of every benchmark dataset named (all by default)."""
+    if getattr(args, "corpus", None):
+        return args.corpus, wb.workspace.load_corpus(args.corpus)
+    datasets = _datasets(wb, args)
+    documents: dict[str, Document] = {}
+    for ds in datasets:
+        for doc in ds.all_documents:
+            documents.setdefault(doc.doc_id, doc)
+    return ",".join(d.name for d in datasets), list(documents.values())
+
+
+def _meta_pairs(pairs: Sequence[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"Expected --meta KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _set_paths(out: str | None, strategies: Sequence[str]) -> dict[str, Path]:
+    """Where each strategy's summary set goes: ``{strategy}`` in ``--out`` is filled in; a folder gets ``<strategy>.json``."""
+    if not out:
+        return {}
+    if "{strategy}" in out:
+        return {s: Path(out.replace("{strategy}", s)) for s in strategies}
+    path = Path(out)
+    if path.is_dir() or out.endswith(("/", "\\")):
+        return {s: path / f"{s}.json" for s in strategies}
+    if len(strategies) > 1:
+        raise ConfigError(
+            f"--out {out!r} names one file but {len(strategies)} strategies are summarized: write "
+            "--out 'DIR/{strategy}.json' or give a folder"
+        )
+    return {strategies[0]: path}
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; without one (a pipe, nohup, CI) never block and go ahead."""
+    if not sys.stdin.isatty():
+        return True
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return True
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    entries = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue  # a line cut short by a killed run
+    return entries
+
+
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from sac.summarizing import make_summarizer, save_summary_set
+    import statistics
+    import threading
+
+    from sac.summarizing import (
+        OpenAISummarizer,
+        estimate_cost_usd,
+        is_local_url,
+        make_summarizer,
+        summarize_strategies,
+    )
 
     wb = _workbench(args)
-    _, documents = _corpus_documents(wb, args)
+    source, documents = _summary_documents(wb, args)
+    names = [s.strip() for s in args.strategy.split(",") if s.strip()]
+    if not names:
+        raise ConfigError("Expected --strategy NAME[,NAME...], e.g. generic-llm,expert-llm")
     prompt = Path(args.prompt_file).read_text(encoding="utf-8") if args.prompt_file else None
-    summarizer = make_summarizer(args.summarizer, args.strategy, wb.config, prompt=prompt)
+    if prompt is not None and len(names) > 1:
+        raise ConfigError("--prompt-file sets the prompt of one strategy: name one --strategy with it")
+    options = {"context_chars": args.context_chars, "timeout_s": args.timeout, "max_attempts": args.max_attempts}
+    summarizers = [make_summarizer(args.summarizer, n, wb.config, prompt=prompt, **options) for n in names]
+    strategies = [s.strategy for s in summarizers]
+    if len(set(strategies)) != len(strategies):
+        raise ConfigError(f"Each strategy once, please: got {strategies}")
+    paths = _set_paths(args.out, strategies)
+    store = wb.summary_store
+    todo = {s.strategy: [d for d in documents if store.get_cached(d, s) is None] for s in summarizers}
+    count = sum(len(v) for v in todo.values())
+    print(f"{len(documents)} documents ({source}), strategies {', '.join(strategies)}: {count} summaries to make, "
+          f"{len(documents) * len(summarizers) - count} already stored", file=sys.stderr)
+    llms = [s for s in summarizers if isinstance(s, OpenAISummarizer)]
+    if count and llms:
+        totals: dict[str, int] = {}
+        for s in llms:
+            for key, value in s.estimate_tokens(todo[s.strategy]).items():
+                totals[key] = totals.get(key, 0) + value
+        cost = estimate_cost_usd(totals, llms[0].model)
+        priced = f"about ${cost:.4f} at {llms[0].model} list prices" if cost is not None else (
+            f"no price known for {llms[0].model!r} (a local or unlisted model)")
+        print(f"estimate: {totals['requests']} requests, ~{totals['input_tokens']:,} input tokens, "
+              f"~{totals['output_tokens']:,} output tokens (at most {totals['max_output_tokens']:,} if every "
+              f"summary takes {llms[0].max_attempts} attempts); {priced}", file=sys.stderr)
+        remote = not is_local_url(llms[0].base_url)
+        if remote and not args.yes and not _confirm(f"Send {totals['requests']} or more requests to {llms[0].base_url}?"):
+            print("cancelled", file=sys.stderr)
+            return 1
+
+    log_path = Path(wb.workspace.root) / "logs" / "summarize.jsonl"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    by_strategy = {s.strategy: s for s in summarizers}
+    made: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def on_summary(summary: Any) -> None:
+        summarizer = by_strategy[summary.strategy]
+        stats = dict(getattr(summarizer, "stats", {}).get(summary.doc_hash, {}))
+        entry = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "strategy": summary.strategy,
+            "doc_id": summary.doc_id, "doc_hash": summary.doc_hash, "model": summary.model,
+            "prompt_hash": summary.prompt_hash, "target_chars": summary.target_chars,
+            "chars": len(summary.text), "cut": summary.cut, **stats,
+        }
+        if isinstance(summarizer, OpenAISummarizer):
+            entry.update(context_chars=summarizer.context_chars, base_url=summarizer.base_url)
+        with lock:
+            made.append(entry)
+            with log_path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        seconds = f" {stats['seconds']:.1f} s" if "seconds" in stats else ""
+        attempts = f" {stats['attempts']} attempt(s)" if "attempts" in stats else ""
+        print(f"[{len(made)}/{count}] {summary.strategy} {summary.doc_id}: {len(summary.text)} chars"
+              f"{' (cut)' if summary.cut else ''}{attempts}{seconds}", file=sys.stderr, flush=True)
+
+    bar = _Progress(not args.quiet)
     started = time.perf_counter()
-    summaries = wb.summaries(documents, args.strategy, summarizer=summarizer, progress=_Progress(not args.quiet))
-    for doc in documents:
-        s = summaries[doc.doc_id]
-        print(f"{doc.doc_id}\t{len(s.text)}{' (cut)' if s.cut else ''}\t{s.text}")
-    print(f"{len(summaries)} summaries ({args.strategy}) in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    if args.out:
-        save_summary_set(
-            Path(args.out), [summaries[d.doc_id] for d in documents],
-            meta={"summarizer": summarizer.name, "base_url": wb.config.llm_base_url},
-        )
-        print(f"summary set written: {args.out}", file=sys.stderr)
+    results = summarize_strategies(
+        documents, summarizers, store, concurrency=wb.config.llm_concurrency,
+        progress=lambda done, total, _doc: bar("summarizing", done, total), on_summary=on_summary,
+    )
+    elapsed = time.perf_counter() - started
+    for strategy, summaries in results.items():
+        for doc in documents:
+            s = summaries[doc.doc_id]
+            print(f"{strategy}\t{doc.doc_id}\t{len(s.text)}{' (cut)' if s.cut else ''}\t{s.text}")
+    seconds = [e["seconds"] for e in made if "seconds" in e]
+    timing = f"; {statistics.mean(seconds):.1f} s per summary (median {statistics.median(seconds):.1f})" if seconds else ""
+    print(f"{len(made)} summaries made in {elapsed:.1f} s{timing}", file=sys.stderr)
+
+    if paths:
+        log = _read_log(log_path)
+        for summarizer in summarizers:
+            summaries = [results[summarizer.strategy][d.doc_id] for d in documents]
+            details: dict[str, dict[str, Any]] = {}
+            for entry in log:  # the latest entry of each summary wins
+                if (entry.get("strategy"), entry.get("model"), entry.get("prompt_hash"), entry.get("target_chars")) == (
+                    summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars
+                ):
+                    details[entry["doc_hash"]] = {k: entry[k] for k in ("attempts", "seconds") if k in entry}
+            wanted = {s.doc_hash for s in summaries}
+            details = {k: v for k, v in details.items() if k in wanted}
+            _write_set(paths[summarizer.strategy], summarizer, summaries, details, source, args)
     return 0
+
+
+def _write_set(
+    path: Path, summarizer: Any, summaries: list[Any], details: dict[str, dict[str, Any]], source: str,
+    args: argparse.Namespace,
+) -> None:
+    """Write one strategy's summaries as a summary set, with how they were made in its meta."""
+    import statistics
+    from collections import Counter
+
+    from sac.summarizing import SLACK_CHARS, max_output_tokens, save_summary_set
+
+    meta: dict[str, Any] = {"summarizer": summarizer.name, "source": source, "documents": len(summaries)}
+    if hasattr(summarizer, "base_url"):
+        meta.update(
+            base_url=summarizer.base_url, context_chars=summarizer.context_chars,
+            max_attempts=summarizer.max_attempts,
+            max_tokens=max_output_tokens(summarizer.target_chars + SLACK_CHARS), temperature=summarizer.temperature,
+            system_prompt=summarizer.system_prompt, prompt=summarizer.prompt,
+        )
+    meta["cut"] = sum(s.cut for s in summaries)
+    if details:
+        attempts = Counter(d["attempts"] for d in details.values() if "attempts" in d)
+        meta["attempts"] = {str(k): attempts[k] for k in sorted(attempts)}
+        seconds = [d["seconds"] for d in details.values() if "seconds" in d]
+        if seconds:
+            meta["seconds_per_summary"] = {
+                "mean": round(statistics.mean(seconds), 1), "median": round(statistics.median(seconds), 1),
+                "max": round(max(seconds), 1), "measured": len(seconds),
+            }
+    meta.update(_meta_pairs(args.meta))
+    save_summary_set(path, summaries, meta=meta, details=details)
+    print(f"summary set written: {path} ({len(summaries)} summaries, {meta['cut']} cut)", file=sys.stderr)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -277,14 +457,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", nargs="+", help="files or folders to add to --corpus")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("summarize", parents=[common, source], help="generate summaries for a strategy")
-    p.add_argument("--strategy", required=True, help="generic, expert, generic-llm, expert-llm, or your own name")
+    p = sub.add_parser(
+        "summarize", parents=[common, source], help="generate summaries for one or more strategies",
+        description="Summarize every document of the named datasets (all by default) or of --corpus. Finished "
+        "summaries are stored at once: after Ctrl-C or a failure, the same command continues where it stopped.",
+        epilog="example (a local llama.cpp server, both LLM strategies, one set file per strategy):\n"
+        "  python -m sac summarize --datasets cuad,contractnli --strategy generic-llm,expert-llm \\\n"
+        "      --summarizer openai --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 \\\n"
+        "      --concurrency 1 --context-chars 5000 --out 'data/demo/summaries/{strategy}.json'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--strategy", required=True,
+                   help="comma-separated: generic, expert, generic-llm, expert-llm, or your own names")
     p.add_argument("--summarizer", default="builtin", help="builtin (offline) or openai (any OpenAI-compatible server)")
     p.add_argument("--model", help="LLM model name (SAC_LLM_MODEL)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (SAC_LLM_BASE_URL); key from OPENAI_API_KEY")
-    p.add_argument("--prompt-file", help="use this prompt template instead of the built-in one")
-    p.add_argument("--concurrency", type=int, help="parallel LLM requests (default 4)")
-    p.add_argument("--out", help="write the summaries as a summary set JSON file")
+    p.add_argument("--prompt-file", help="use this prompt template instead of the built-in one (one strategy)")
+    p.add_argument("--concurrency", type=int,
+                   help="parallel LLM requests (default 4); 1 suits a local server that answers one at a time")
+    p.add_argument("--timeout", type=float,
+                   help="seconds to wait for one answer (default 120; at least 900 for a local server)")
+    p.add_argument("--context-chars", type=int,
+                   help="longest document text sent; longer ones are sent as head and tail (default 24000)")
+    p.add_argument("--max-attempts", type=int, help="requests per summary before a too-long reply is cut (default 3)")
+    p.add_argument("--out", help="write a summary set JSON file; with several strategies 'DIR/{strategy}.json' or DIR")
+    p.add_argument("--meta", action="append", metavar="KEY=VALUE", help="provenance to record in the set (repeatable)")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="do not ask before sending requests to a remote API (never asked without a terminal)")
     p.set_defaults(func=cmd_summarize)
 
     p = sub.add_parser("query", parents=[common, source], help="run one query against every method")

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import ipaddress
 import json
 import math
 import os
+import queue
 import random
 import re
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sac.config import SacConfig
 from sac.errors import ConfigError, CorpusError, MissingCredentialsError, SummarizerError
@@ -37,25 +40,34 @@ MIN_TARGET_CHARS = 20
 # Prompts
 # --------------------------------------------------------------------------------------------------
 
-GENERIC_PROMPT = """\
-You summarise legal documents. Your summary will be placed in front of every small chunk of the \
+# Prompts put the document first and the instructions after it. The system message and the
+# "Document:" block are the same for every strategy and every length, so a server that reuses the
+# computed prefix of the previous request (llama.cpp, vLLM, OpenAI's prompt caching) processes a
+# document once for a regeneration with a smaller target and once for both strategies.
+SYSTEM_PROMPT = (
+    "You write very short summaries of legal documents. Reply with the summary only: one line of plain "
+    "text, no introduction, no heading, no quotation marks."
+)
+
+DOCUMENT_BLOCK = "Document:\n{document}\n\n---\n\n"
+
+GENERIC_PROMPT = DOCUMENT_BLOCK + """\
+Summarise the document above. Your summary will be placed in front of every small chunk of the \
 document before the chunks are indexed for search, so that each chunk, read alone, still shows which \
 document it comes from.
 
-Summarise the document below in at most {max_chars} characters. Focus on:
+Focus on:
 - its most important entities: name the parties;
 - its core purpose;
 - its key legal topics.
 Be concise and specific: prefer the facts that set this document apart from similar documents over \
-general statements. Write one paragraph of plain text.
+general statements. Write one sentence of plain text.
 
 Output only the summary: no introduction, no heading, no quotation marks.
+Length: at most {max_chars} characters (about {max_words} words)."""
 
-Document:
-{document}"""
-
-EXPERT_PROMPT = """\
-You are a legal expert who writes very short document summaries. Your summary will be placed in front \
+EXPERT_PROMPT = DOCUMENT_BLOCK + """\
+You are a legal expert. Write a very short summary of the document above. It will be placed in front \
 of every small chunk of the document before the chunks are indexed for search, so that each chunk, \
 read alone, shows which document it comes from, even among many documents of the same kind.
 
@@ -70,30 +82,53 @@ recipients; international transfers; retention; the rights of users; how to comp
 decisions.
 - Other contract: the type of contract; the parties; the subject; key dates; governing law.
 
-The summary must name the document type and be at most {max_chars} characters long: keep the facts \
-that distinguish the document most (names first) and drop the rest. Write one line of plain text.
+Write one line of plain text: the document type, a colon, then the facts of its template separated by \
+semicolons, the names of the parties first, e.g. "<document type>: <parties>; <fact>; <fact>". Keep the \
+facts that distinguish the document most and drop the rest.
 
-Output only the summary: no reasoning, no heading, no quotation marks.
-
-Document:
-{document}"""
+Output only the summary: no reasoning, no steps, no heading, no quotation marks.
+Length: at most {max_chars} characters (about {max_words} words)."""
 
 
-def prompt_hash(prompt: str) -> str:
-    """Content hash of a prompt template; part of every summary cache key."""
-    return text_hash(prompt)
+# Asked in the same conversation when a reply is too long: the model sees its own reply and the
+# document stays in the shared prefix, so a rewrite costs little more than its answer.
+SHORTEN_PROMPT = (
+    "That summary has {chars} characters; the limit is {max_chars}. Rewrite it in at most {max_chars} "
+    "characters (about {max_words} words): keep the document type and the names of the parties, drop the "
+    "least distinctive details. Output only the summary."
+)
+
+
+def prompt_hash(prompt: str, system: str | None = None, shorten: str | None = None) -> str:
+    """Content hash of a prompt template (with its system message and its shortening request, if any).
+
+    Part of every summary cache key: a change to any of them makes different summaries.
+    """
+    if not system and not shorten:
+        return text_hash(prompt)
+    return text_hash(f"{system or ''}\x00{prompt}\x00{shorten or ''}")
+
+
+def words_for(max_chars: int) -> int:
+    """A word count to go with a character limit: small models follow word counts more closely."""
+    return max(3, max_chars // 7)
 
 
 def render_prompt(template: str, max_chars: int, document: str) -> str:
-    """Fill ``{max_chars}`` and ``{document}``; a template without ``{document}`` gets the text appended."""
+    """Fill ``{max_chars}``, ``{max_words}`` and ``{document}``.
+
+    A template without ``{document}`` gets the document block put in front of it, so the document
+    still comes first.
+    """
     try:
         if "{document}" in template:
-            return template.format(max_chars=max_chars, document=document)
-        return template.format(max_chars=max_chars) + "\n\nDocument:\n" + document
+            return template.format(max_chars=max_chars, max_words=words_for(max_chars), document=document)
+        instructions = template.format(max_chars=max_chars, max_words=words_for(max_chars))
+        return DOCUMENT_BLOCK.format(document=document) + instructions
     except (KeyError, IndexError, ValueError) as err:
         raise ConfigError(
-            f"Expected a prompt template with only {{max_chars}} and {{document}} placeholders, got an error "
-            f"({type(err).__name__}: {err}). Write literal braces as {{{{ and }}}}."
+            "Expected a prompt template with only {max_chars}, {max_words} and {document} placeholders, "
+            f"got an error ({type(err).__name__}: {err}). Write literal braces as {{{{ and }}}}."
         ) from None
 
 
@@ -877,14 +912,47 @@ def _is_reasoning_model(model: str) -> bool:
     return name.startswith(("o1", "o3", "o4", "gpt-5"))  # these accept only the default temperature
 
 
+LOCAL_TIMEOUT_S = 900.0  # a local server answers one request at a time: a request may queue behind others
+CHARS_PER_TOKEN_FLOOR = 2.5  # few replies pack fewer characters into a token (names, numbers, punctuation)
+
+
+def is_local_url(base_url: str | None) -> bool:
+    """True for a server on this machine or a private network (Ollama, vLLM, llama.cpp next to the app)."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+def max_output_tokens(limit_chars: int) -> int:
+    """Tokens enough for any reply of ``limit_chars`` characters: a longer reply is refused anyway."""
+    return math.ceil(limit_chars / CHARS_PER_TOKEN_FLOOR) + 8
+
+
 class OpenAISummarizer:
     """Summaries from any OpenAI-compatible chat-completions server (OpenAI, Azure, Ollama, vLLM, llama.cpp).
 
     Length control follows the paper: a reply up to ``target_chars + 20`` is accepted; a longer one is
     asked for again with a target 20 characters smaller; after ``max_attempts`` the shortest reply is
-    cut at a word boundary and marked ``cut``. Rate limits, 5xx answers, timeouts and dropped
-    connections are retried ``max_retries`` times with exponential backoff from ``backoff_s`` (a
-    ``Retry-After`` header wins).
+    cut at a word boundary and marked ``cut``. Asking again is a follow-up in the same conversation
+    (``shorten_prompt``: "that summary has N characters; rewrite it in at most M"): small models tend
+    to repeat a fresh answer word for word whatever the number in the prompt, but shorten their own
+    text when shown it. A rewrite that repeats an earlier reply ends the attempts. A reply is capped
+    at ``max_output_tokens`` of the current limit: one the cap cut short counts as too long. Rate limits, 5xx answers, timeouts and
+    dropped connections are retried ``max_retries`` times with exponential backoff from ``backoff_s``
+    (a ``Retry-After`` header wins).
+
+    The request is a system message plus one user message that holds the document first and the
+    instructions after it, so regenerations and the other strategy share the document's prefix.
+    ``timeout_s`` defaults to 120 s, or ``LOCAL_TIMEOUT_S`` for a server on this machine or a private
+    network, which serves one request at a time. ``stats`` records per document hash the attempts,
+    seconds and token usage of the summaries this instance made.
     """
 
     def __init__(
@@ -895,10 +963,12 @@ class OpenAISummarizer:
         base_url: str | None = None,
         api_key: str | None = None,
         prompt: str | None = None,
+        system_prompt: str | None = SYSTEM_PROMPT,
+        shorten_prompt: str = SHORTEN_PROMPT,
         target_chars: int = 150,
         max_attempts: int = 3,
         context_chars: int = 24000,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,
         max_retries: int = 4,
         backoff_s: float = 1.0,
         temperature: float | None = 0.0,
@@ -913,6 +983,8 @@ class OpenAISummarizer:
             raise ConfigError(f"Expected max_attempts >= 1 and max_retries >= 0, got {max_attempts} and {max_retries}")
         if context_chars < 1000:
             raise ConfigError(f"Expected context_chars >= 1000, got {context_chars}")
+        if timeout_s is None:
+            timeout_s = LOCAL_TIMEOUT_S if is_local_url(base_url) else 120.0
         if timeout_s <= 0 or backoff_s < 0:
             raise ConfigError(f"Expected timeout_s > 0 and backoff_s >= 0, got {timeout_s} and {backoff_s}")
         self.strategy = strategy
@@ -920,14 +992,25 @@ class OpenAISummarizer:
         self.model = model
         self.target_chars = target_chars
         self.prompt = prompt if prompt is not None else default_prompt(strategy)
+        self.system_prompt = system_prompt or None
+        self.shorten_prompt = shorten_prompt
         render_prompt(self.prompt, target_chars, "")  # a broken template fails here, not per document
-        self.prompt_hash = prompt_hash(self.prompt)
+        try:
+            shorten_prompt.format(chars=1, max_chars=1, max_words=1)
+        except (KeyError, IndexError, ValueError) as err:
+            raise ConfigError(
+                "Expected a shortening request with only {chars}, {max_chars} and {max_words} placeholders, "
+                f"got an error ({type(err).__name__}: {err})"
+            ) from None
+        self.prompt_hash = prompt_hash(self.prompt, self.system_prompt, self.shorten_prompt)
         self.max_attempts = max_attempts
         self.context_chars = context_chars
-        self.timeout_s = timeout_s
+        self.timeout_s = float(timeout_s)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.temperature = temperature
+        self.stats: dict[str, dict[str, Any]] = {}
+        self._stats_lock = threading.Lock()
 
         key = api_key or os.environ.get(API_KEY_ENV) or None
         if key is None:
@@ -945,7 +1028,7 @@ class OpenAISummarizer:
             raise ConfigError("The OpenAI summarizer needs the openai package: pip install openai") from None
         self._openai = openai
         # Retries are ours (see _complete): the client's own would hide the backoff from tests and settings.
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=self.timeout_s, max_retries=0)
         self.base_url = str(self._client.base_url).rstrip("/")
 
     def __repr__(self) -> str:
@@ -955,40 +1038,80 @@ class OpenAISummarizer:
         )
 
     def summarize(self, document: Document) -> Summary:
+        started = time.perf_counter()
         limit = self.target_chars + SLACK_CHARS
         body = fit_document(document.text, self.context_chars)
         target = self.target_chars
         shortest: str | None = None
+        usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        replies: list[int] = []
+        seen: set[str] = set()
+        summary: Summary | None = None
+        messages = self.messages(body, target)
         for _ in range(self.max_attempts):
-            text = clean_reply(self._complete(render_prompt(self.prompt, target, body), document))
-            if text and len(text) <= limit:
-                return self._summary(document, text, cut=False)
+            reply, finished, used = self._complete(messages, document, target)
+            for name in usage:
+                usage[name] += used.get(name, 0)
+            text = clean_reply(reply)
+            replies.append(len(text))
+            # A reply the token cap cut short is unfinished: never accept it as it stands.
+            if text and len(text) <= limit and finished != "length":
+                summary = self._summary(document, text, cut=False)
+                break
             if text and (shortest is None or len(text) < len(shortest)):
                 shortest = text
+            if text in seen:
+                break  # the model repeats itself: asking once more would bring the same reply
+            seen.add(text)
             target = max(MIN_TARGET_CHARS, target - SLACK_CHARS)
-        if shortest is None:
-            raise SummarizerError(
-                f"{self.base_url} returned an empty summary for {document.doc_id!r} "
-                f"({self.max_attempts} attempts with model {self.model!r})"
-            )
-        return self._summary(document, cut_at_word(shortest, limit), cut=True)
+            if text:
+                messages = [*messages, {"role": "assistant", "content": reply}, self._shorten(text, target)]
+            else:
+                messages = self.messages(body, target)
+        if summary is None:
+            if shortest is None:
+                raise SummarizerError(
+                    f"{self.base_url} returned an empty summary for {document.doc_id!r} "
+                    f"({self.max_attempts} attempts with model {self.model!r})"
+                )
+            summary = self._summary(document, cut_at_word(shortest, limit), cut=True)
+        with self._stats_lock:
+            self.stats[document.content_hash] = {
+                "attempts": len(replies), "seconds": round(time.perf_counter() - started, 2),
+                "reply_chars": replies, **usage,
+            }
+        return summary
+
+    def messages(self, body: str, target: int) -> list[dict[str, str]]:
+        """The chat messages asking for a summary of ``body`` in at most ``target`` characters."""
+        messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        return [*messages, {"role": "user", "content": render_prompt(self.prompt, target, body)}]
+
+    def _shorten(self, text: str, target: int) -> dict[str, str]:
+        content = self.shorten_prompt.format(chars=len(text), max_chars=target, max_words=words_for(target))
+        return {"role": "user", "content": content}
 
     def estimate_tokens(self, documents: Iterable[Document]) -> dict[str, int]:
         """Rough token counts (4 characters a token) for summarizing ``documents`` once each.
 
-        Regenerations of too-long replies and the hidden reasoning tokens of reasoning models come on top.
+        ``output_tokens`` assumes one reply of ``target_chars + 20`` characters per document;
+        ``max_output_tokens`` is the bound if every document took all attempts at the token cap.
+        Regenerations repeat the prompt (a server with prompt caching bills most of it cached) and
+        the hidden reasoning tokens of reasoning models come on top.
         """
         count = 0
         prompt_chars = 0
         for document in documents:
             count += 1
             body = fit_document(document.text, self.context_chars)
-            prompt_chars += len(render_prompt(self.prompt, self.target_chars, body))
+            prompt_chars += sum(len(m["content"]) for m in self.messages(body, self.target_chars))
+        limit = self.target_chars + SLACK_CHARS
         return {
             "documents": count,
             "requests": count,
             "input_tokens": math.ceil(prompt_chars / 4),
-            "output_tokens": math.ceil(count * (self.target_chars + SLACK_CHARS) / 4),
+            "output_tokens": math.ceil(count * limit / 4),
+            "max_output_tokens": count * self.max_attempts * max_output_tokens(limit),
         }
 
     def _summary(self, document: Document, text: str, *, cut: bool) -> Summary:
@@ -1004,11 +1127,17 @@ class OpenAISummarizer:
             created=_now(),
         )
 
-    def _complete(self, prompt: str, document: Document) -> str:
+    def _complete(
+        self, messages: list[dict[str, str]], document: Document, target: int
+    ) -> tuple[str, str | None, dict[str, int]]:
+        """The reply's text, finish reason and token usage."""
         openai = self._openai
-        kwargs: dict[str, Any] = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        if self.temperature is not None and not _is_reasoning_model(self.model):
-            kwargs["temperature"] = self.temperature
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if not _is_reasoning_model(self.model):
+            # Reasoning models spend hidden tokens from the same budget: a cap would starve them.
+            kwargs["max_tokens"] = max_output_tokens(target + SLACK_CHARS)
+            if self.temperature is not None:
+                kwargs["temperature"] = self.temperature
         for attempt in range(self.max_retries + 1):
             try:
                 response = self._client.chat.completions.create(**kwargs)
@@ -1028,7 +1157,7 @@ class OpenAISummarizer:
                 if attempt == self.max_retries:
                     raise SummarizerError(
                         f"{self.base_url} did not answer within {self.timeout_s:g} s for {document.doc_id!r} "
-                        f"({attempt + 1} attempts)"
+                        f"({attempt + 1} attempts). A busy local server may need a longer timeout."
                     ) from None
                 time.sleep(self._delay(attempt, None))
             except openai.APIConnectionError as err:
@@ -1047,7 +1176,12 @@ class OpenAISummarizer:
             else:
                 choices = getattr(response, "choices", None) or []
                 content = choices[0].message.content if choices else None
-                return content or ""
+                finished = getattr(choices[0], "finish_reason", None) if choices else None
+                used = getattr(response, "usage", None)
+                usage = {
+                    name: int(getattr(used, name, 0) or 0) for name in ("prompt_tokens", "completion_tokens")
+                }
+                return content or "", finished, usage
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _status_error(self, err: Any, document: Document, attempts: int) -> SummarizerError:
@@ -1251,8 +1385,17 @@ class SummarySet:
 SUMMARY_SET_FORMAT = "sac-summary-set/1"
 
 
-def save_summary_set(path: Path, summaries: Sequence[Summary], *, meta: Mapping[str, Any] | None = None) -> SummarySet:
-    """Write ``summaries`` (one strategy, model, prompt and length) as a summary-set JSON file."""
+def save_summary_set(
+    path: Path,
+    summaries: Sequence[Summary],
+    *,
+    meta: Mapping[str, Any] | None = None,
+    details: Mapping[str, Mapping[str, Any]] | None = None,
+) -> SummarySet:
+    """Write ``summaries`` (one strategy, model, prompt and length) as a summary-set JSON file.
+
+    ``details`` adds fields to the entry of a summary, by document hash (e.g. attempts, seconds).
+    """
     if not summaries:
         raise ConfigError("Expected at least one summary to save as a summary set")
     first = summaries[0]
@@ -1274,7 +1417,10 @@ def save_summary_set(path: Path, summaries: Sequence[Summary], *, meta: Mapping[
         "created": created,
         "meta": dict(meta or {}),
         "summaries": [
-            {"doc_id": s.doc_id, "doc_hash": s.doc_hash, "text": s.text, "chars": len(s.text), "cut": s.cut}
+            {
+                **dict((details or {}).get(s.doc_hash, {})),
+                "doc_id": s.doc_id, "doc_hash": s.doc_hash, "text": s.text, "chars": len(s.text), "cut": s.cut,
+            }
             for s in summaries
         ],
     }
@@ -1325,95 +1471,177 @@ def summarize_corpus(
     concurrency: int = 4,
     progress: Callable[[int, int, str], None] | None = None,
     stop: threading.Event | None = None,
+    on_summary: Callable[[Summary], None] | None = None,
 ) -> dict[str, Summary]:
     """Current summaries by ``doc_id``, making the missing ones; each is stored as soon as it is made.
 
     Cached summaries are not recomputed, so a rerun continues where an interrupted or failed run
-    ended. ``progress(done, total, doc_id)`` is called from the calling thread. When ``stop`` is set,
-    no new document is started and the summaries made so far are returned (the others are absent).
-    If documents fail, the others are finished first, then a ``SummarizerError`` names the failed ones;
-    a rejected key or an unreachable server stops the run at once.
+    ended. ``progress(done, total, doc_id)`` and ``on_summary(new_summary)`` are called from the
+    calling thread. When ``stop`` is set, no new document is started, the ones under way are
+    finished and the summaries made so far are returned (the others are absent). On Ctrl-C
+    (``KeyboardInterrupt``) no new document is started either and the exception propagates at
+    once; every summary finished before or after it is in the store. If documents fail, the others
+    are finished first, then a ``SummarizerError`` names the failed ones; a rejected key or an
+    unreachable server stops the run at once.
+    """
+    return summarize_strategies(
+        documents, [summarizer], store, concurrency=concurrency, progress=progress, stop=stop,
+        on_summary=on_summary,
+    )[summarizer.strategy]
+
+
+def summarize_strategies(
+    documents: Iterable[Document],
+    summarizers: Sequence[Summarizer],
+    store: SummaryStore,
+    *,
+    concurrency: int = 4,
+    progress: Callable[[int, int, str], None] | None = None,
+    stop: threading.Event | None = None,
+    on_summary: Callable[[Summary], None] | None = None,
+) -> dict[str, dict[str, Summary]]:
+    """``summarize_corpus`` for several summarizers at once: current summaries by strategy, then ``doc_id``.
+
+    Requests go out document by document (every summarizer for one document, then the next
+    document): a server that reuses the previous request's prompt prefix then reads each document
+    once. With ``concurrency`` 1 they go out one at a time in that order, which suits a local server
+    that answers one request at a time.
     """
     if concurrency < 1:
         raise ConfigError(f"Expected concurrency >= 1, got {concurrency}")
+    strategies = [s.strategy for s in summarizers]
+    if not summarizers or len(set(strategies)) != len(strategies):
+        raise ConfigError(f"Expected one summarizer per strategy, got strategies {strategies}")
     unique: dict[str, Document] = {}
     for document in documents:
         unique.setdefault(document.doc_id, document)
     docs = list(unique.values())
-    total = len(docs)
-    missing = [d for d in docs if store.get_cached(d, summarizer) is None]
-    done = total - len(missing)
-    failures: dict[str, BaseException] = {}
+    total = len(docs) * len(summarizers)
+    jobs: deque[tuple[Document, Summarizer]] = deque(
+        (d, s) for d in docs for s in summarizers if store.get_cached(d, s) is None
+    )
+    missing = len(jobs)
+    done = total - missing
+    failures: dict[tuple[str, str], BaseException] = {}
     fatal: list[BaseException] = []
     if progress:
         progress(done, total, "")
 
-    def finished(document: Document, summary: Summary) -> None:
+    def record(document: Document, summarizer: Summarizer, summary: Summary | None, err: BaseException | None) -> None:
         nonlocal done
-        store.put(summary)
+        if err is not None:
+            failures[(summarizer.strategy, document.doc_id)] = err
+            if isinstance(err, _FatalSummarizerError):
+                fatal.append(err)
+            return
         done += 1
+        if on_summary and summary is not None:
+            on_summary(summary)
         if progress:
             progress(done, total, document.doc_id)
 
     def stopped() -> bool:
         return bool(fatal) or (stop is not None and stop.is_set())
 
-    if missing and (concurrency == 1 or summarizer.model == "builtin"):
-        for document in missing:  # the builtin is fast and CPU-bound: threads would not help
-            if stopped():
-                break
+    builtin_only = all(s.model == "builtin" for s in summarizers)
+    if jobs and (concurrency == 1 or builtin_only):
+        # The builtin is fast and CPU-bound: threads would not help. One request at a time keeps the order.
+        while jobs and not stopped():
+            document, summarizer = jobs.popleft()
             try:
-                summary = summarizer.summarize(document)
+                summary = store.put(summarizer.summarize(document))
             except Exception as err:  # a failed document must not lose the others
-                failures[document.doc_id] = err
-                if isinstance(err, _FatalSummarizerError):
-                    fatal.append(err)
+                record(document, summarizer, None, err)
                 continue
-            finished(document, summary)
-    elif missing:
-
-        def task(document: Document) -> Summary | None:
-            return None if stopped() else summarizer.summarize(document)
-
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sac-summarize") as pool:
-            pending: dict[Future[Summary | None], Document] = {pool.submit(task, d): d for d in missing}
-            while pending:
-                complete, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in complete:
-                    document = pending.pop(future)
-                    if future.cancelled():
-                        continue
-                    try:
-                        result = future.result()
-                    except Exception as err:
-                        failures[document.doc_id] = err
-                        if isinstance(err, _FatalSummarizerError):
-                            fatal.append(err)
-                        continue
-                    if result is not None:
-                        finished(document, result)
-                if stopped():
-                    for future in pending:
-                        future.cancel()
+            record(document, summarizer, summary, None)
+    elif jobs:
+        _run_threads(jobs, store, min(concurrency, len(jobs)), record, stopped)
 
     if failures:
-        failed = [d.doc_id for d in docs if d.doc_id in failures]
-        first = fatal[0] if fatal else failures[failed[0]]
-        not_started = len(missing) - len(failures) - sum(1 for d in missing if store.get_cached(d, summarizer))
-        listed = ", ".join(repr(i) for i in failed[:10]) + (f" and {len(failed) - 10} more" if len(failed) > 10 else "")
-        message = (
-            f"{len(failed)} of {total} documents could not be summarized with {summarizer.name}: {listed}. "
-            f"First error: {first}"
-        )
-        if not_started > 0:
-            message += f" ({not_started} documents were not started)"
+        labels = [f"{d.doc_id!r}" if len(summarizers) == 1 else f"{d.doc_id!r} ({s.strategy})"
+                  for d in docs for s in summarizers if (s.strategy, d.doc_id) in failures]
+        first = fatal[0] if fatal else next(iter(failures.values()))
+        listed = ", ".join(labels[:10]) + (f" and {len(labels) - 10} more" if len(labels) > 10 else "")
+        if len(summarizers) == 1:
+            message = (
+                f"{len(labels)} of {total} documents could not be summarized with {summarizers[0].name}: {listed}. "
+                f"First error: {first}"
+            )
+            unit = "documents"
+        else:
+            names = ", ".join(s.name for s in summarizers)
+            message = f"{len(labels)} of {total} summaries ({names}) could not be made: {listed}. First error: {first}"
+            unit = "summaries"
+        if jobs:
+            message += f" ({len(jobs)} {unit} were not started)"
         raise SummarizerError(message + ". Finished summaries are saved; run again to continue.") from first
-    out: dict[str, Summary] = {}
-    for document in docs:
-        current = store.current(document, summarizer.strategy)
-        if current is not None:
-            out[document.doc_id] = current
+    out: dict[str, dict[str, Summary]] = {}
+    for summarizer in summarizers:
+        current = {d.doc_id: c for d in docs if (c := store.current(d, summarizer.strategy)) is not None}
+        out[summarizer.strategy] = current
     return out
+
+
+def _run_threads(
+    jobs: deque[tuple[Document, Summarizer]],
+    store: SummaryStore,
+    workers: int,
+    record: Callable[[Document, Summarizer, Summary | None, BaseException | None], None],
+    stopped: Callable[[], bool],
+) -> None:
+    """Run ``jobs`` on ``workers`` daemon threads; ``record`` each result in the calling thread.
+
+    A worker stores its summary itself, so a summary is kept even when the calling thread is gone
+    (Ctrl-C). The threads are daemons: an interrupted process exits without waiting for requests
+    still under way (a server keeps no state between them).
+    """
+    lock = threading.Lock()
+    halt = threading.Event()
+    results: queue.SimpleQueue[tuple[Document, Summarizer, Summary | None, BaseException | None]] = (
+        queue.SimpleQueue()
+    )
+    taken = 0
+
+    def take() -> tuple[Document, Summarizer] | None:
+        nonlocal taken
+        with lock:
+            if halt.is_set() or not jobs:
+                return None
+            taken += 1
+            return jobs.popleft()
+
+    def work() -> None:
+        while (job := take()) is not None:
+            document, summarizer = job
+            try:
+                summary = store.put(summarizer.summarize(document))
+            except Exception as err:
+                if isinstance(err, _FatalSummarizerError):
+                    halt.set()  # every other request would fail the same way
+                results.put((document, summarizer, None, err))
+                continue
+            results.put((document, summarizer, summary, None))
+
+    threads = [threading.Thread(target=work, name=f"sac-summarize-{i}", daemon=True) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    received = 0
+    try:
+        while True:
+            if stopped():
+                halt.set()
+            with lock:
+                if received >= taken and (halt.is_set() or not jobs):
+                    break
+            try:
+                item = results.get(timeout=0.1)  # a short wait keeps Ctrl-C responsive
+            except queue.Empty:
+                continue
+            received += 1
+            record(*item)
+    except BaseException:
+        halt.set()
+        raise
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1421,13 +1649,18 @@ def summarize_corpus(
 # --------------------------------------------------------------------------------------------------
 
 
-def _make_builtin(strategy: str, config: SacConfig, prompt: str | None) -> Summarizer:
-    # The builtin reads no prompt; ``prompt`` is accepted so that every factory has one signature.
+def _make_builtin(strategy: str, config: SacConfig, prompt: str | None, **options: Any) -> Summarizer:
+    # The builtin reads no prompt and no LLM option; they are accepted so that every factory has one signature.
     return BuiltinSummarizer(strategy.removeprefix("builtin-"), target_chars=config.summary_chars)
 
 
-def _make_openai(strategy: str, config: SacConfig, prompt: str | None) -> Summarizer:
+def _make_openai(strategy: str, config: SacConfig, prompt: str | None, **options: Any) -> Summarizer:
     # "generic"/"expert" become "generic-llm"/"expert-llm": LLM summaries are a method of their own.
+    timeout_s = options.pop("timeout_s", None)
+    if timeout_s is None:
+        timeout_s = config.llm_timeout_s
+        if is_local_url(config.llm_base_url):
+            timeout_s = max(timeout_s, LOCAL_TIMEOUT_S)  # requests queue at a one-at-a-time local server
     return OpenAISummarizer(
         LLM_STRATEGIES.get(strategy, strategy),
         model=config.llm_model,
@@ -1435,20 +1668,27 @@ def _make_openai(strategy: str, config: SacConfig, prompt: str | None) -> Summar
         api_key=config.openai_api_key,
         prompt=prompt,
         target_chars=config.summary_chars,
-        timeout_s=config.llm_timeout_s,
+        timeout_s=timeout_s,
+        **options,
     )
 
 
-SUMMARIZERS: dict[str, Callable[[str, SacConfig, str | None], Summarizer]] = {
+SUMMARIZERS: dict[str, Callable[..., Summarizer]] = {
     "builtin": _make_builtin,
     "openai": _make_openai,
 }
 
 
-def make_summarizer(kind: str, strategy: str, config: SacConfig, prompt: str | None = None) -> Summarizer:
-    """A summarizer by registry name (``"builtin"`` or ``"openai"``) for ``strategy``."""
+def make_summarizer(
+    kind: str, strategy: str, config: SacConfig, prompt: str | None = None, **options: Any
+) -> Summarizer:
+    """A summarizer by registry name (``"builtin"`` or ``"openai"``) for ``strategy``.
+
+    ``options`` go to the LLM summarizer (``context_chars``, ``timeout_s``, ``max_attempts``, ...); the
+    builtin ignores them.
+    """
     try:
         factory = SUMMARIZERS[kind]
     except KeyError:
         raise ConfigError(f"Unknown summarizer {kind!r}. Choices are: {sorted(SUMMARIZERS)}") from None
-    return factory(strategy, config, prompt)
+    return factory(strategy, config, prompt, **{k: v for k, v in options.items() if v is not None})

@@ -11,13 +11,17 @@ OpenAI protocol the project uses: ``POST /v1/chat/completions`` and ``GET /v1/mo
 
 Behaviours are taken from the queue one per request; when the queue is empty, ``handler`` (a callable
 taking the request JSON and returning a string or a behaviour) or ``default`` answers. Every request body
-is recorded in ``requests``; ``max_in_flight`` is the largest number of requests served at once.
+is recorded in ``requests``; ``max_in_flight`` is the largest number of requests received at once and
+``max_serving`` the largest number answered at once. ``serial=True`` answers one request at a time, the
+others wait in line, like a llama.cpp server with one slot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -82,6 +86,7 @@ class OpenAIStub:
         api_key: str | None = None,
         delay_s: float = 0.0,
         model: str = "stub-model",
+        serial: bool = False,
     ) -> None:
         self.handler = handler
         self.default = default
@@ -91,6 +96,10 @@ class OpenAIStub:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.max_in_flight = 0
+        self.max_serving = 0
+        self.serial = serial
+        self._serial_lock = threading.Lock()
+        self._serving = 0
         self._queue: deque[Behaviour] = deque(behaviours)
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -156,21 +165,27 @@ class OpenAIStub:
                     stub._in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub._in_flight)
                     behaviour: Behaviour | str | None = stub._queue.popleft() if stub._queue else None
-                try:
-                    token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
-                    if stub.api_key is not None and token != stub.api_key:
-                        # Like OpenAI, the message shows only the key's ends.
-                        shown = f"{token[:3]}***{token[-2:]}" if len(token) > 6 else "***"
-                        behaviour = Status(401, f"Incorrect API key provided: {shown}.")
-                    elif behaviour is None:
-                        behaviour = stub.handler(body) if stub.handler else stub.default
-                    if isinstance(behaviour, str):
-                        behaviour = Answer(behaviour)
-                    time.sleep(stub.delay_s + behaviour.delay_s)
-                    self._serve(behaviour, body)
-                finally:
+                slot = stub._serial_lock if stub.serial else contextlib.nullcontext()
+                with slot:
                     with stub._lock:
-                        stub._in_flight -= 1
+                        stub._serving += 1
+                        stub.max_serving = max(stub.max_serving, stub._serving)
+                    try:
+                        token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+                        if stub.api_key is not None and token != stub.api_key:
+                            # Like OpenAI, the message shows only the key's ends.
+                            shown = f"{token[:3]}***{token[-2:]}" if len(token) > 6 else "***"
+                            behaviour = Status(401, f"Incorrect API key provided: {shown}.")
+                        elif behaviour is None:
+                            behaviour = stub.handler(body) if stub.handler else stub.default
+                        if isinstance(behaviour, str):
+                            behaviour = Answer(behaviour)
+                        time.sleep(stub.delay_s + behaviour.delay_s)
+                        self._serve(behaviour, body)
+                    finally:
+                        with stub._lock:
+                            stub._in_flight -= 1
+                            stub._serving -= 1
 
             def _not_found(self) -> None:
                 error = {"message": f"Unknown path {self.path}", "type": "invalid_request_error", "code": None}
@@ -215,7 +230,13 @@ class OpenAIStub:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                # A client that gave up (timeout, Ctrl-C) closes its connection: that is not a stub error.
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-stub", daemon=True

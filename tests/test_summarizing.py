@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from datetime import datetime
@@ -18,7 +22,10 @@ from sac.protocols import Summarizer
 from sac.summarizing import (
     EXPERT_PROMPT,
     GENERIC_PROMPT,
+    LOCAL_TIMEOUT_S,
+    SHORTEN_PROMPT,
     SUMMARIZERS,
+    SYSTEM_PROMPT,
     BuiltinSummarizer,
     OpenAISummarizer,
     SummaryStore,
@@ -27,12 +34,15 @@ from sac.summarizing import (
     estimate_cost_usd,
     extract_facts,
     fit_document,
+    is_local_url,
     load_summary_set,
     make_summarizer,
+    max_output_tokens,
     prompt_hash,
     render_prompt,
     save_summary_set,
     summarize_corpus,
+    summarize_strategies,
 )
 from sac.types import Document, text_hash
 from tests.openai_stub import Answer, Drop, OpenAIStub, Status, free_port
@@ -99,18 +109,21 @@ def _llm(stub: OpenAIStub, strategy: str = "generic-llm", **kwargs) -> OpenAISum
 def test_prompts_are_templates_with_length_and_document():
     for template in (GENERIC_PROMPT, EXPERT_PROMPT):
         text = render_prompt(template, 130, "THE DOCUMENT TEXT")
-        assert "at most 130 characters" in text
-        assert text.rstrip().endswith("THE DOCUMENT TEXT")
+        assert "at most 130 characters (about 18 words)" in text
+        # The document comes first and the length last: a regeneration shares all but the last line.
+        assert text.startswith("Document:\nTHE DOCUMENT TEXT\n\n---\n\n")
+        assert text.rstrip().endswith("Length: at most 130 characters (about 18 words).")
         assert "Output only the summary" in text
     assert "entities" in GENERIC_PROMPT and "core purpose" in GENERIC_PROMPT
     for field in ("non-disclosure agreement", "privacy policy", "governing law", "automated", "controller"):
         assert field in EXPERT_PROMPT
     assert prompt_hash(GENERIC_PROMPT) == text_hash(GENERIC_PROMPT) != prompt_hash(EXPERT_PROMPT)
+    assert prompt_hash(GENERIC_PROMPT, SYSTEM_PROMPT, SHORTEN_PROMPT) not in (prompt_hash(GENERIC_PROMPT), prompt_hash(EXPERT_PROMPT))
 
 
 def test_prompt_without_document_placeholder_gets_the_document_appended():
-    text = render_prompt("Summarise in {max_chars} chars.", 90, "DOC")
-    assert text == "Summarise in 90 chars.\n\nDocument:\nDOC"
+    text = render_prompt("Summarise in {max_chars} chars ({max_words} words).", 90, "DOC")
+    assert text == "Document:\nDOC\n\n---\n\nSummarise in 90 chars (12 words)."
 
 
 def test_broken_prompt_template_fails_at_construction():
@@ -257,12 +270,15 @@ def test_openai_summary_from_a_plain_answer(ndas):
         headers = stub.headers[0]
     assert summary.text == "NDA between Mandarin Trading (ResRequest) and a business partner."
     assert (summary.doc_id, summary.strategy, summary.model) == (doc.doc_id, "generic-llm", "gpt-4o-mini")
-    assert summary.doc_hash == doc.content_hash and summary.prompt_hash == prompt_hash(GENERIC_PROMPT)
+    assert summary.doc_hash == doc.content_hash and summary.prompt_hash == prompt_hash(GENERIC_PROMPT, SYSTEM_PROMPT, SHORTEN_PROMPT)
     assert summary.cut is False and summary.target_chars == 150
     assert datetime.fromisoformat(summary.created).utcoffset().total_seconds() == 0
     assert request["model"] == "gpt-4o-mini" and request["temperature"] == 0
-    prompt = request["messages"][-1]["content"]
-    assert "at most 150 characters" in prompt and doc.text in prompt
+    assert request["max_tokens"] == max_output_tokens(170) == 76  # enough for 170 characters, no more
+    system, user = request["messages"]
+    assert system == {"role": "system", "content": SYSTEM_PROMPT} and user["role"] == "user"
+    prompt = user["content"]
+    assert "at most 150 characters" in prompt and prompt.startswith(f"Document:\n{doc.text}\n")
     assert headers["authorization"] == "Bearer not-needed"  # a local server gets a dummy key
 
 
@@ -271,7 +287,7 @@ def test_openai_expert_strategy_uses_the_expert_prompt(ndas):
         summarizer = _llm(stub, "expert-llm")
         summarizer.summarize(ndas[0])
         assert "privacy policy" in stub.prompts()[0]
-    assert summarizer.prompt_hash == prompt_hash(EXPERT_PROMPT)
+    assert summarizer.prompt_hash == prompt_hash(EXPERT_PROMPT, SYSTEM_PROMPT, SHORTEN_PROMPT)
 
 
 def test_openai_too_long_then_right_asks_again_with_a_smaller_target(ndas):
@@ -293,13 +309,84 @@ def test_openai_reply_within_twenty_over_target_is_accepted(ndas):
 
 
 def test_openai_always_too_long_is_cut_at_a_word_boundary(ndas):
-    long_reply = " ".join(f"party{i}" for i in range(60))
-    with OpenAIStub(default=long_reply) as stub:
+    replies = iter([" ".join(f"party{i}" for i in range(60 - n)) for n in range(3)])
+    with OpenAIStub(handler=lambda body: next(replies)) as stub:
         summary = _llm(stub, max_attempts=3).summarize(ndas[0])
         prompts = stub.prompts()
     assert len(prompts) == 3 and "at most 110 characters" in prompts[2]
+    shortest = " ".join(f"party{i}" for i in range(58))
     assert summary.cut is True and len(summary.text) <= 170
-    assert long_reply.startswith(summary.text) and long_reply[len(summary.text)] == " "
+    assert shortest.startswith(summary.text) and shortest[len(summary.text)] == " "
+
+
+def test_a_model_that_repeats_itself_is_not_asked_a_third_time(ndas):
+    long_reply = " ".join(f"party{i}" for i in range(60))
+    with OpenAIStub(default=long_reply) as stub:
+        summary = _llm(stub, max_attempts=3).summarize(ndas[0])
+        assert stub.calls == 2  # the rewrite came back unchanged: a third request would too
+    assert summary.cut and long_reply.startswith(summary.text)
+
+
+def test_too_long_reply_is_shortened_in_the_same_conversation(ndas):
+    long_reply = "Mutual non-disclosure agreement between AG Projects and a receiving party " * 4
+    short = "NDA between AG Projects and a receiving party."
+    with OpenAIStub(Answer(long_reply), Answer(short)) as stub:
+        summary = _llm(stub).summarize(ndas[0])
+        first, second = stub.requests
+    assert summary.text == short and not summary.cut
+    # The follow-up repeats the first request word for word, so a server reuses its computed prefix.
+    assert second["messages"][:2] == first["messages"]
+    assert second["messages"][2] == {"role": "assistant", "content": long_reply}
+    assert second["messages"][3]["content"] == SHORTEN_PROMPT.format(
+        chars=len(long_reply.strip()), max_chars=130, max_words=18
+    )
+    assert second["max_tokens"] == max_output_tokens(150)
+
+
+def test_reply_cut_short_by_the_token_cap_is_never_accepted_as_it_stands(ndas):
+    # 40 characters, but the server stopped at max_tokens: the sentence is unfinished.
+    short_but_cut = Answer("Non-disclosure agreement between AG Proj", finish_reason="length")
+    with OpenAIStub(short_but_cut, Answer("NDA between AG Projects and a receiving party.")) as stub:
+        summary = _llm(stub).summarize(ndas[0])
+        assert [r["max_tokens"] for r in stub.requests] == [max_output_tokens(170), max_output_tokens(150)]
+    assert summary.text == "NDA between AG Projects and a receiving party." and not summary.cut
+    with OpenAIStub(default=short_but_cut) as stub:
+        summary = _llm(stub, max_attempts=2).summarize(ndas[0])
+        assert stub.calls == 2
+    assert summary.text == "Non-disclosure agreement between AG Proj" and summary.cut
+
+
+def test_both_strategies_share_the_document_prefix(ndas):
+    doc = ndas[1]
+    with OpenAIStub(Answer("NDA between PDE and an inventor."), Answer("NDA: PDE and an inventor.")) as stub:
+        _llm(stub).summarize(doc)
+        _llm(stub, "expert-llm").summarize(doc)
+        generic, expert = stub.requests
+    block = f"Document:\n{doc.text}\n\n---\n\n"
+    assert generic["messages"][0] == expert["messages"][0]  # one system message for every strategy
+    assert all(r["messages"][1]["content"].startswith(block) for r in (generic, expert))
+
+
+def test_summarizer_records_attempts_seconds_and_tokens(ndas):
+    with OpenAIStub(Answer("y " * 100), Answer("NDA between AG Projects and a receiving party.")) as stub:
+        summarizer = _llm(stub)
+        summarizer.summarize(ndas[0])
+    stats = summarizer.stats[ndas[0].content_hash]
+    assert stats["attempts"] == 2 and stats["reply_chars"] == [199, 46]
+    assert stats["seconds"] >= 0 and stats["prompt_tokens"] > 2 * len(ndas[0].text) // 4 // 2
+    assert stats["completion_tokens"] > 0
+
+
+def test_local_servers_get_a_generous_timeout():
+    for url in ("http://127.0.0.1:8089/v1", "http://localhost:11434/v1", "http://192.168.1.20:8000/v1",
+                "http://[::1]:8000/v1", "http://gpu-box.local:8000/v1"):
+        assert is_local_url(url), url
+        assert OpenAISummarizer("generic-llm", model="m", base_url=url).timeout_s == LOCAL_TIMEOUT_S
+    for url in (None, "https://api.openai.com/v1", "https://example.openai.azure.com/openai/v1", "http://8.8.8.8/v1"):
+        assert not is_local_url(url), url
+    remote = OpenAISummarizer("generic-llm", model="m", base_url="https://api.example.com/v1", api_key="k")
+    assert remote.timeout_s == 120
+    assert OpenAISummarizer("generic-llm", model="m", base_url="http://127.0.0.1:1/v1", timeout_s=5).timeout_s == 5
 
 
 def test_openai_rejected_key_is_a_clear_error_without_the_key(ndas):
@@ -406,9 +493,10 @@ def test_long_document_is_sent_as_head_and_tail_with_a_marker(cuad):
 def test_estimate_tokens_and_cost(ndas):
     with OpenAIStub() as stub:
         tokens = _llm(stub).estimate_tokens(ndas)
-    chars = sum(len(render_prompt(GENERIC_PROMPT, 150, d.text)) for d in ndas)
+    chars = sum(len(SYSTEM_PROMPT) + len(render_prompt(GENERIC_PROMPT, 150, d.text)) for d in ndas)
     assert tokens["documents"] == 5 and abs(tokens["input_tokens"] - chars / 4) <= 1
     assert tokens["output_tokens"] == 5 * 170 // 4 + 1
+    assert tokens["max_output_tokens"] == 5 * 3 * max_output_tokens(170)
     cost = estimate_cost_usd(tokens, "gpt-4o-mini")
     assert cost == pytest.approx((tokens["input_tokens"] * 0.15 + tokens["output_tokens"] * 0.60) / 1e6)
     assert estimate_cost_usd(tokens, "gpt-4o-mini-2024-07-18") == cost
@@ -513,6 +601,94 @@ def test_unreachable_server_stops_the_run_early(tmp_path, cuad):
     assert "not started" in str(caught.value) and time.perf_counter() - started < 5
 
 
+def test_several_strategies_go_document_by_document(tmp_path, ndas):
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(handler=_echo_handler) as stub:
+        summarizers = [_llm(stub), _llm(stub, "expert-llm")]
+        out = summarize_strategies(ndas[:3], summarizers, store, concurrency=1)
+        order = [(("expert" if "legal expert" in p else "generic"), next(d.doc_id for d in ndas if d.text in p))
+                 for p in stub.prompts()]
+    assert order == [(kind, d.doc_id) for d in ndas[:3] for kind in ("generic", "expert")]
+    assert set(out) == {"generic-llm", "expert-llm"} and all(len(v) == 3 for v in out.values())
+    with pytest.raises(ConfigError, match="one summarizer per strategy"):
+        summarize_strategies(ndas, [summarizers[0], summarizers[0]], store)
+
+
+def test_concurrency_against_a_server_that_answers_one_request_at_a_time(tmp_path, cuad):
+    docs = cuad[:6]
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(handler=_echo_handler, delay_s=0.15, serial=True) as stub:
+        # The last request waits ~5 x 0.15 s in line; the timeout for a local server allows for that.
+        out = summarize_corpus(docs, _llm(stub), store, concurrency=4)
+        assert stub.max_in_flight >= 2 and stub.max_serving == 1 and stub.calls == 6
+    assert len(out) == 6 and all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
+
+
+def test_ctrl_c_keeps_every_finished_summary_once_and_a_rerun_makes_only_the_rest(tmp_path, cuad):
+    docs = cuad[:10]
+    store = SummaryStore(tmp_path / "summaries")
+
+    def interrupt(done: int, total: int, doc_id: str) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the calling thread
+
+    with OpenAIStub(handler=_echo_handler, delay_s=0.2) as stub:
+        with pytest.raises(KeyboardInterrupt):
+            summarize_corpus(docs, _llm(stub), store, concurrency=3, progress=interrupt)
+        time.sleep(0.6)  # requests under way at the interrupt finish in the background and are stored
+        sent = stub.calls
+    stored = [d for d in docs if store.get_cached(d, _llm(stub)) is not None]
+    assert 2 <= len(stored) == sent < len(docs)  # no new document was started after the interrupt
+    with OpenAIStub(handler=_echo_handler) as stub:
+        out = summarize_corpus(docs, _llm(stub), store, concurrency=3)
+        assert stub.calls == len(docs) - len(stored)
+        asked = {d.doc_id for d in docs for p in stub.prompts() if d.text[:300] in p}
+        assert len(asked) == stub.calls and not asked & {d.doc_id for d in stored}
+    assert len(out) == 10 and all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
+
+
+def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(tmp_path):
+    """The real command in a child process against the stub: SIGINT part-way, then the same command again."""
+    workspace = tmp_path / "ws"
+    log = workspace / "logs" / "summarize.jsonl"
+    env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
+    with OpenAIStub(handler=_echo_handler, delay_s=0.3) as stub:
+        command = [
+            sys.executable, "-m", "sac", "summarize", "--datasets", "contractnli", "--strategy",
+            "generic-llm,expert-llm", "--summarizer", "openai", "--model", "stub-model", "--base-url",
+            stub.base_url, "--concurrency", "2", "--context-chars", "5000", "-q",
+            "--out", str(tmp_path / "sets" / "{strategy}.json"), "--meta", "server=openai stub",
+        ]
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not (log.exists() and len(log.read_text(encoding="utf-8").splitlines()) >= 3):
+            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+        assert child.returncode == 130 and "interrupted: finished work is kept" in err
+        assert "estimate: 10 requests" in err and "no price known for 'stub-model'" in err
+        first_calls = stub.calls
+        store = SummaryStore(workspace / "summaries")
+        made_by = [OpenAISummarizer(s, model="stub-model", base_url=stub.base_url) for s in ("generic-llm", "expert-llm")]
+        kept = {(d.doc_id, s.strategy) for d in _load("contractnli") for s in made_by if store.get_cached(d, s)}
+        assert 3 <= len(kept) < 10 and not (tmp_path / "sets").exists()
+
+        again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stderr
+        assert stub.calls - first_calls == 10 - len(kept)  # only the missing summaries were asked for
+    for strategy in ("generic-llm", "expert-llm"):
+        loaded = load_summary_set(tmp_path / "sets" / f"{strategy}.json")
+        assert loaded.strategy == strategy and len(loaded.summaries) == 5
+        assert loaded.meta["context_chars"] == 5000 and loaded.meta["server"] == "openai stub"
+        assert loaded.meta["attempts"] == {"1": 5} and loaded.meta["max_tokens"] == max_output_tokens(170)
+        raw = json.loads((tmp_path / "sets" / f"{strategy}.json").read_text(encoding="utf-8"))
+        assert all(entry["attempts"] == 1 and entry["seconds"] >= 0 for entry in raw["summaries"])
+        # None duplicated. (The demo's shipped qwen set is imported too: it is a version of its own.)
+        assert all(sum(v.model == "stub-model" for v in store.history(h, strategy)) == 1 for h in loaded.summaries)
+    assert len(log.read_text(encoding="utf-8").splitlines()) >= 10
+
+
 def test_builtin_corpus_run_runs_inline_and_caches(tmp_path, ndas):
     store = SummaryStore(tmp_path / "summaries")
     summarizer = BuiltinSummarizer("expert")
@@ -576,7 +752,7 @@ def test_summary_set_round_trip_and_import_by_hash(tmp_path, ndas):
 
     loaded = load_summary_set(path)
     assert (loaded.strategy, loaded.model, loaded.prompt_hash, loaded.target_chars) == (
-        "expert-llm", "gpt-4o-mini", prompt_hash(EXPERT_PROMPT), 150
+        "expert-llm", "gpt-4o-mini", prompt_hash(EXPERT_PROMPT, SYSTEM_PROMPT, SHORTEN_PROMPT), 150
     )
     assert loaded.meta == {"base_url": "http://example.invalid/v1", "note": "demo"}
     assert set(loaded.summaries) == {d.content_hash for d in ndas}
@@ -622,10 +798,16 @@ def test_make_summarizer(tmp_path):
     assert isinstance(builtin, BuiltinSummarizer) and (builtin.name, builtin.target_chars) == ("builtin-expert", 120)
     llm = make_summarizer("openai", "generic", config)
     assert (llm.strategy, llm.model, llm.target_chars) == ("generic-llm", "qwen2.5", 120)
-    assert llm.base_url == "http://127.0.0.1:9/v1" and llm.prompt_hash == prompt_hash(GENERIC_PROMPT)
+    assert llm.base_url == "http://127.0.0.1:9/v1" and llm.prompt_hash == prompt_hash(GENERIC_PROMPT, SYSTEM_PROMPT, SHORTEN_PROMPT)
+    assert llm.timeout_s == LOCAL_TIMEOUT_S  # a local server: requests may queue behind each other
     prompt = "Name the parties in {max_chars} chars."
-    custom = make_summarizer("openai", "my-strategy", config, prompt=prompt)
-    assert custom.strategy == "my-strategy" and custom.prompt_hash == prompt_hash(prompt)
+    custom = make_summarizer("openai", "my-strategy", config, prompt=prompt, context_chars=5000, timeout_s=30,
+                             max_attempts=2)
+    assert custom.strategy == "my-strategy" and custom.prompt_hash == prompt_hash(prompt, SYSTEM_PROMPT, SHORTEN_PROMPT)
+    assert (custom.context_chars, custom.timeout_s, custom.max_attempts) == (5000, 30, 2)
+    remote = make_summarizer("openai", "generic", SacConfig(workspace=tmp_path, openai_api_key="sk-x"))
+    assert remote.timeout_s == 120 and remote.base_url == "https://api.openai.com/v1"
+    assert make_summarizer("builtin", "generic", config, context_chars=5000).name == "builtin-generic"
     with pytest.raises(ConfigError) as caught:
         make_summarizer("anthropic", "generic", config)
     assert str(caught.value) == f"Unknown summarizer 'anthropic'. Choices are: {sorted(SUMMARIZERS)}"
