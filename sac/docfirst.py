@@ -3,18 +3,20 @@
 Method option ``+docs<N>``. Most wrong-document hits are chunks that read like the right answer but sit in a
 look-alike contract; ranking whole documents first asks a different question ("which contract is this
 about?"), and the chunk search then runs only inside the top N documents
-(``Index.search(where={"doc_id": {"$in": [...]}})``).
+(``Index.search(where={"doc_id": {"$in": [...]}})``), dense or ``+hybrid<w>``.
 
 A document's score, per query:
 
-- dense: the mean of the cosine of the query to the document's summary (SAC methods; the summary is
+- dense: the mean of the cosine of the query to the document's summary (SAC methods; each summary is
   embedded on its own once per index) and its best chunk cosine; the best chunk cosine alone for the
   baseline;
-- with ``+hybrid<w>``: ``w * minmax(dense) + (1 - w) * minmax(document BM25)`` over the documents, where
-  the document BM25 runs over each whole document (its summary and full text): a contract's names and
-  terms count once per document, and words every contract shares weigh little.
+- lexical: BM25 over whole documents (summary + full text, rebuilt from the chunks): a contract's names and
+  defined terms count once per document, and words every contract shares weigh little;
+- ``score = DENSE_SHARE * minmax(dense) + (1 - DENSE_SHARE) * minmax(lexical)`` over the documents.
 
-When the top N documents hold fewer than k chunks, fewer than k hits come back.
+``DENSE_SHARE`` = 0.25 was the best of 1, 0.75, 0.5, 0.25 for picking the right NDA among 183 (bench/README.md;
+on the 5 demo NDAs 0.5 does better). When the top N documents hold fewer than k chunks, fewer than k hits
+come back.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import numpy as np
 
 from sac.hybrid import BM25Index, minmax
 from sac.snapshot import IndexSnapshot
+
+DENSE_SHARE = 0.25
 
 
 def summary_vectors(snap: IndexSnapshot, summaries: Mapping[str, str], embedder: Any) -> dict[str, np.ndarray]:
@@ -64,12 +68,13 @@ def document_scores(
     *,
     summary_vecs: Mapping[str, np.ndarray] | None = None,
     lexical: np.ndarray | None = None,
-    weight: float = 1.0,
+    weight: float = DENSE_SHARE,
 ) -> list[tuple[str, float]]:
     """Every document of the index with its score for the query, best first.
 
     Args:
-        lexical: one BM25 score per document (``document_bm25(...).scores(query)``), fused with weight ``1 - weight``.
+        lexical: one BM25 score per document (``document_bm25(...).scores(query)``); without it, dense only.
+        weight: the dense share of the fusion.
     """
     if len(snap) == 0:
         return []

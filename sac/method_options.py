@@ -4,7 +4,7 @@
 Index options (their own index): ``merge<N>`` (sac.smallchunks), then ``sections`` (sac.sections).
 Search options, applied in this order per query: ``docs<N>`` picks the documents (sac.docfirst), the
 chunk search inside them is dense or ``hybrid<w>`` (sac.hybrid), then ``rerank`` reorders the top N
-(sac.reranking). A method without search options is the plain dense top-k of its index.
+(sac.reranking). ``hybrid<w>`` weighs the chunk scores only; the document stage has its own fixed fusion. A method without search options is the plain dense top-k of its index.
 """
 
 from __future__ import annotations
@@ -53,16 +53,15 @@ def search(
         texts = snapshot.embedded_texts(snap, method, wb.summary_store)
     if weight is not None and texts is not None:
         bm25 = hybrid.bm25_index(snap, texts, method.index_name)
-    pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
     n_docs = int(opts["docs"]) if "docs" in opts else None
+    pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
     summary_vecs = None
     doc_bm25 = None
     if n_docs is not None:
         summaries = snapshot.summary_texts(snap, method, wb.summary_store)
         if summaries:
             summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
-        if weight is not None:
-            doc_bm25 = docfirst.document_bm25(snap, summaries)
+        doc_bm25 = docfirst.document_bm25(snap, summaries)
 
     dense_all: list[list[Hit]] | None = None
     if n_docs is None:
@@ -73,9 +72,8 @@ def search(
         lexical = bm25.scores(query) if bm25 is not None else None
         allowed = None
         if n_docs is not None:
-            scored = docfirst.document_scores(
-                snap, vector, summary_vecs=summary_vecs, weight=weight if weight is not None else 1.0,
-                lexical=doc_bm25.scores(query) if doc_bm25 is not None else None)
+            scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
+                                              lexical=doc_bm25.scores(query) if doc_bm25 is not None else None)
             chosen = docfirst.top_documents(scored, n_docs)
             allowed = snap.rows(chosen)
             where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None

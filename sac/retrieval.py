@@ -14,7 +14,7 @@ Options change either what is embedded (and so get their own index) or only how 
 - ``+docs<N>``: documents ranked first; chunks come only from the top N documents.
 - ``+rerank``: a second stage (SAC_RERANKER: a CrossEncoder name, or ``lexical``) reorders the top 50.
 
-``sac-generic+docs1+hybrid0.5+merge25`` combines them; options are written in alphabetical order.
+``sac-generic+docs1+hybrid0.75+merge25`` combines them; options are written in alphabetical order.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
         base = f"sac-{s}"
         names += [f"{base}+hybrid{w}" for w in ("0.75", "0.5", "0.25")]
         names += [f"{base}+docs1", f"{base}+docs3", f"{base}+sections", f"{base}+merge25", f"{base}+rerank"]
-        names += [f"{base}+docs1+hybrid0.25+merge25", f"{base}+docs2+hybrid0.25", f"{base}+docs1+hybrid0.5"]
+        names += [f"{base}+docs1+merge25", f"{base}+docs2+merge25", f"{base}+docs1+hybrid0.75+merge25"]
     names += ["baseline+hybrid0.5", "baseline+merge25"]
     return [parse_method(n).name for n in dict.fromkeys(names)]
 
