@@ -18,7 +18,7 @@ from sac.errors import CorpusError, SacError
 from sac.evaluation import corpus_name
 from sac.plots_map import document_risk_figure
 from sac.retrieval import BASE_METHODS, parse_method, parse_methods
-from sac.summarizing import OpenAISummarizer
+from sac.summarizing import OpenAISummarizer, estimate_run
 from sac.types import Document
 
 st.set_page_config(page_title="Corpus · SAC Workbench", page_icon="📄", layout="wide")
@@ -85,18 +85,29 @@ def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tupl
     return documents, benchmarks
 
 
+def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> list[OpenAISummarizer]:
+    """One summarizer per LLM method chosen (``sac-generic-llm``, ``sac-expert-llm``); none without an endpoint."""
+    if not llm:
+        return []
+    return [OpenAISummarizer(s, model=llm["model"], base_url=llm["base_url"], api_key=llm["api_key"],
+                             target_chars=wb.config.summary_chars)
+            for s in LLM_STRATEGIES if f"sac-{s}" in methods]
+
+
 def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], llm: dict[str, Any] | None,
           progress: app_cache.ProgressReporter) -> None:
     """LLM summaries first (when asked), then every index; reports what each sync did."""
     parsed = parse_methods(",".join(methods))
     started = time.perf_counter()
-    if llm:
-        for strategy in LLM_STRATEGIES:
-            if f"sac-{strategy}" in methods:
-                summarizer = OpenAISummarizer(strategy, model=llm["model"], base_url=llm["base_url"],
-                                              api_key=llm["api_key"], target_chars=wb.config.summary_chars)
-                wb.summaries(documents, strategy, summarizer=summarizer,
-                             progress=lambda stage, done, total, s=strategy: progress(f"summarizing ({s})", done, total))
+    summarizers = llm_summarizers(wb, llm, methods)
+    if summarizers:
+        # Shown before the first request; requests go out llm_concurrency at a time (SAC_LLM_CONCURRENCY).
+        st.info(f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
+                f"Requests: {wb.config.llm_concurrency} at a time; finished summaries are kept if this stops.")
+        for summarizer in summarizers:
+            strategy = summarizer.strategy
+            wb.summaries(documents, strategy, summarizer=summarizer,
+                         progress=lambda stage, done, total, s=strategy: progress(f"summarizing ({s})", done, total))
     reports = wb.build(corpus, documents, parsed, progress=progress)
     rows = [{"method": name, "chunks embedded": r.added, "already indexed": r.kept, "removed": r.deleted,
              "documents changed": r.documents_changed} for name, r in reports.items()]
@@ -195,6 +206,13 @@ if "baseline" in built and sac_built:
 
 cols = st.columns(2)
 with cols[0]:
+    if choice["llm"]:
+        try:
+            ahead = estimate_run(list(data.documents), llm_summarizers(wb, choice["llm"], choice["methods"]),
+                                 wb.summary_store)
+            st.caption(ahead.describe().replace("\n", " · ") if ahead.strategies else "Add sac-generic-llm or sac-expert-llm to the methods to build to summarise with this endpoint.")
+        except SacError as err:
+            st.error(str(err))
     if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=not choice["methods"],
                  help="Embeds only what is missing or changed; the methods chosen above."):
         progress = app_cache.ProgressReporter(st.container(), unit="chunks")

@@ -251,7 +251,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
     from sac.summarizing import (
         OpenAISummarizer,
-        estimate_cost_usd,
+        estimate_run,
         is_local_url,
         make_summarizer,
         summarize_strategies,
@@ -272,24 +272,12 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         raise ConfigError(f"Each strategy once, please: got {strategies}")
     paths = _set_paths(args.out, strategies)
     store = wb.summary_store
-    todo = {s.strategy: [d for d in documents if store.get_cached(d, s) is None] for s in summarizers}
-    count = sum(len(v) for v in todo.values())
-    print(f"{len(documents)} documents ({source}), strategies {', '.join(strategies)}: {count} summaries to make, "
-          f"{len(documents) * len(summarizers) - count} already stored", file=sys.stderr)
+    estimate = estimate_run(documents, summarizers, store)
+    count = estimate.to_make
+    print(f"{source}: {estimate.describe()}", file=sys.stderr)
     llms = [s for s in summarizers if isinstance(s, OpenAISummarizer)]
-    if count and llms:
-        totals: dict[str, int] = {}
-        for s in llms:
-            for key, value in s.estimate_tokens(todo[s.strategy]).items():
-                totals[key] = totals.get(key, 0) + value
-        cost = estimate_cost_usd(totals, llms[0].model)
-        priced = f"about ${cost:.4f} at {llms[0].model} list prices" if cost is not None else (
-            f"no price known for {llms[0].model!r} (a local or unlisted model)")
-        print(f"estimate: {totals['requests']} requests, ~{totals['input_tokens']:,} input tokens, "
-              f"~{totals['output_tokens']:,} output tokens (at most {totals['max_output_tokens']:,} if every "
-              f"summary takes {llms[0].max_attempts} attempts); {priced}", file=sys.stderr)
-        remote = not is_local_url(llms[0].base_url)
-        if remote and not args.yes and not _confirm(f"Send {totals['requests']} or more requests to {llms[0].base_url}?"):
+    if count and llms and not is_local_url(llms[0].base_url) and not args.yes:
+        if not _confirm(f"Send {estimate.tokens['requests']} or more requests to {llms[0].base_url}?"):
             print("cancelled", file=sys.stderr)
             return 1
 

@@ -1582,6 +1582,52 @@ def summarize_strategies(
     return out
 
 
+@dataclass(frozen=True)
+class RunEstimate:
+    """What summarizing ``documents`` with some summarizers will do, before any request goes out."""
+
+    documents: int
+    strategies: tuple[str, ...]
+    to_make: int  # summaries not in the store yet
+    stored: int
+    tokens: dict[str, int]  # ``OpenAISummarizer.estimate_tokens`` summed over the summaries to make
+    model: str | None  # the LLM model, when an LLM makes any of them
+    cost_usd: float | None  # at list prices; None for an unknown (local) model or no LLM
+
+    def describe(self) -> str:
+        """Two lines for a terminal or a page: the work, then the token and cost estimate (LLM runs only)."""
+        line = (f"{self.documents} documents, strategies {', '.join(self.strategies)}: {self.to_make} summaries to "
+                f"make, {self.stored} already stored")
+        if not self.to_make or self.model is None:
+            return line
+        t = self.tokens
+        priced = (f"about ${self.cost_usd:.4f} at {self.model} list prices" if self.cost_usd is not None
+                  else f"no price known for {self.model!r} (a local or unlisted model)")
+        return (f"{line}\nestimate: {t['requests']} requests, ~{t['input_tokens']:,} input tokens, "
+                f"~{t['output_tokens']:,} output tokens (at most {t['max_output_tokens']:,} if every summary takes "
+                f"every attempt); {priced}")
+
+
+def estimate_run(documents: Sequence[Document], summarizers: Sequence[Summarizer], store: SummaryStore) -> RunEstimate:
+    """Count the summaries ``summarize_strategies`` would make and estimate their LLM tokens and cost."""
+    docs = list({d.doc_id: d for d in documents}.values())
+    tokens = {"documents": 0, "requests": 0, "input_tokens": 0, "output_tokens": 0, "max_output_tokens": 0}
+    to_make = 0
+    model = None
+    for summarizer in summarizers:
+        todo = [d for d in docs if store.get_cached(d, summarizer) is None]
+        to_make += len(todo)
+        if isinstance(summarizer, OpenAISummarizer) and todo:
+            model = summarizer.model
+            for key, value in summarizer.estimate_tokens(todo).items():
+                tokens[key] = tokens.get(key, 0) + value
+    cost = estimate_cost_usd(tokens, model) if model else None
+    return RunEstimate(
+        documents=len(docs), strategies=tuple(s.strategy for s in summarizers), to_make=to_make,
+        stored=len(docs) * len(summarizers) - to_make, tokens=tokens, model=model, cost_usd=cost,
+    )
+
+
 def _run_threads(
     jobs: deque[tuple[Document, Summarizer]],
     store: SummaryStore,

@@ -355,6 +355,41 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     assert [d.doc_id for d in ws.load_corpus("uploads")] == ["inner/policy.html", "notes.md"]
 
 
+def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy):
+    """The OpenAI-compatible path of the Corpus page against the loopback OpenAI-protocol stand-in."""
+    from sac.summarizing import OpenAISummarizer, SummaryStore
+    from tests.openai_stub import OpenAIStub
+
+    nda = (ROOT / "data" / "demo" / "corpus" / "contractnli" / "NDA_ResConnect.txt").read_bytes()
+    with OpenAIStub(default="Mutual NDA between ResConnect and a recipient; confidentiality; five-year term.") as stub:
+        at = _ok(_app().switch_page("pages/1_Corpus.py").run())
+        at.radio(key="corpus_summarizer").set_value("OpenAI-compatible endpoint").run()
+        at.text_input(key="corpus_llm_model").input("stub-model").run()
+        at.text_input(key="corpus_llm_base_url").input(stub.base_url).run()
+        at.text_input(key="corpus_llm_key").input("sk-test").run()
+        assert any("Add sac-generic-llm or sac-expert-llm" in c.value for c in at.caption)
+        at.multiselect(key="corpus_methods").set_value(["baseline", "sac-generic-llm", "sac-expert-llm"]).run()
+        # Before anything is sent: the demo NDAs' estimate under the rebuild button (5 documents, 2 strategies).
+        ahead = [c.value for c in at.caption if "summaries to make" in c.value]
+        assert ahead, [c.value for c in at.caption]
+        assert "10 summaries to make" in ahead[0] and "estimate: 10 requests" in ahead[0]
+        assert "no price known for 'stub-model'" in ahead[0] and stub.calls == 0
+        at.multiselect(key="corpus_methods").set_value(["baseline", "sac-generic-llm"]).run()
+        at.text_input(key="corpus_new_name").input("llm-uploads").run()
+        at.file_uploader(key="corpus_files").set_value([("resconnect.txt", nda, "text/plain")]).run()
+        at.button(key="corpus_build").click().run()
+        _ok(at)
+        assert any("1 summaries to make" in i.value and "estimate: 1 requests" in i.value for i in at.info)
+        assert any("llm-uploads: 1 documents indexed" in s.value for s in at.success)
+        assert stub.calls == 1
+    ws = Workspace(demo_copy)
+    doc = ws.load_corpus("llm-uploads")[0]
+    made = SummaryStore(demo_copy / "summaries").get_cached(
+        doc, OpenAISummarizer("generic-llm", model="stub-model", base_url=stub.base_url, api_key="sk-test"))
+    assert made is not None and made.text.startswith("Mutual NDA between ResConnect")
+    assert "sk-test" not in json.dumps([str(p) for p in demo_copy.rglob("*")])
+
+
 def test_corpus_saves_an_uploaded_benchmark_zip_and_compare_lists_it(demo_copy):
     demo = ROOT / "data" / "demo"
     files = {"mini/benchmarks/contractnli.json": (demo / "benchmarks" / "contractnli.json").read_bytes()}

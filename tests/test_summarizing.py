@@ -504,6 +504,25 @@ def test_estimate_tokens_and_cost(ndas):
     assert estimate_cost_usd(tokens, "qwen2.5:1.5b") is None
 
 
+def test_run_estimate_counts_only_missing_summaries_and_prices_them(ndas, tmp_path):
+    from sac.summarizing import BuiltinSummarizer, estimate_run
+
+    store = SummaryStore(tmp_path / "summaries")
+    with OpenAIStub(default="Mutual NDA between two named parties about product development.") as stub:
+        generic, expert = _llm(stub), _llm(stub, "expert-llm")
+        summarize_corpus(ndas[:2], generic, store, concurrency=2)
+        ahead = estimate_run([*ndas, ndas[0]], [generic, expert, BuiltinSummarizer("generic")], store)
+        assert stub.calls == 2  # estimating sends nothing
+    assert (ahead.documents, ahead.to_make, ahead.stored) == (5, 3 + 5 + 5, 2)
+    assert ahead.tokens["requests"] == 8 and ahead.model == "gpt-4o-mini"
+    by_hand = generic.estimate_tokens(ndas[2:])["input_tokens"] + expert.estimate_tokens(ndas)["input_tokens"]
+    assert ahead.tokens["input_tokens"] == by_hand
+    assert ahead.cost_usd == pytest.approx(estimate_cost_usd(ahead.tokens, "gpt-4o-mini"))
+    text = ahead.describe()
+    assert "13 summaries to make, 2 already stored" in text and "estimate: 8 requests" in text and "gpt-4o-mini" in text
+    assert estimate_run(ndas, [BuiltinSummarizer("generic")], store).describe().count("\n") == 0  # no LLM, no estimate
+
+
 # -- store and corpus runs -------------------------------------------------------------------
 
 
