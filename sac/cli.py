@@ -25,7 +25,7 @@ from typing import Any
 
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError, SacError
-from sac.retrieval import BASE_METHODS, parse_methods
+from sac.retrieval import BASE_METHODS, check_k, check_query, parse_methods
 from sac.types import Dataset, Document
 
 DEFAULT_BENCHMARK = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -121,6 +121,9 @@ def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Docu
 def cmd_eval(args: argparse.Namespace) -> int:
     from sac.evaluation import evaluate, save_run, summary_table
 
+    from sac.workspace import safe_name
+
+    safe_name(args.label, "run label")  # a bad label fails now, not after the evaluation
     wb = _workbench(args)
     methods = parse_methods(args.methods)
     ks = _ints(args.k)
@@ -372,11 +375,12 @@ def _write_set(
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    text, k = check_query(args.text), check_k(args.k)  # before any index is built
     wb = _workbench(args)
     methods = parse_methods(args.methods)
     corpus, documents = _corpus_documents(wb, args)
     wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
-    hits = wb.search(corpus, methods, [args.text], args.k)
+    hits = wb.search(corpus, methods, [text], k)
     for method in methods:
         print(f"== {method.name}")
         for hit in hits[method.name][0]:

@@ -173,6 +173,14 @@ def test_cli_query_reports_bad_k_in_one_line(built, cli, k):
     assert (code, out, err) == (1, "", f"error: k must be a whole number >= 1, got {int(k)}\n")
 
 
+@pytest.mark.parametrize("args", [("   ", "--k", "8"), ("governing law", "--k", "0")])
+def test_cli_query_refuses_bad_input_before_building_anything(tmp_path, cli, args):
+    workspace = tmp_path / "fresh"
+    code, out, _ = cli("query", args[0], *args[1:], "--workspace", str(workspace), "--datasets", "contractnli",
+                       "--methods", "baseline", "-q")
+    assert (code, out) == (1, "") and not workspace.exists()  # no index was built for a query that cannot run
+
+
 @pytest.mark.parametrize("ks, message", [
     ("0", "error: k values must be whole numbers from 1 to 1000, got [0]\n"),
     ("8,-2", "error: k values must be whole numbers from 1 to 1000, got [8, -2]\n"),
