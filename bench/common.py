@@ -40,9 +40,24 @@ BACKENDS = ("minilm", "minilm-onnx", "minilm-onnx-int8")
 METHODS = "baseline,sac-generic,sac-expert"
 
 
+NDA_POOL = (ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "test.json",
+            ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "dev.json")
+POOL_HELP = (f"add a pool of distractors: a folder (default the CUAD contracts, {POOL_DIR}), or `nda` for the other "
+             "178 ContractNLI NDAs (with --dataset contractnli)")
+
+
+def pool_sources(pool: str) -> list[Path]:
+    """The files or folder a ``--pool`` value names; ``nda`` is the ContractNLI NDA pool."""
+    return list(NDA_POOL) if pool == "nda" else [Path(pool)]
+
+
+def pool_tag(pool: str | None) -> str:
+    """Suffix of a result file: ``""`` (no pool), ``"-pool"`` (CUAD) or ``"-nda-pool"``."""
+    return "" if not pool else "-nda-pool" if pool == "nda" else "-pool"
+
+
 def add_corpus_args(parser: Any) -> None:
-    parser.add_argument("--pool", nargs="?", const=str(POOL_DIR), default=None, metavar="DIR",
-                        help=f"add the CUAD pool as distractors (default folder {POOL_DIR})")
+    parser.add_argument("--pool", nargs="?", const=str(POOL_DIR), default=None, metavar="DIR|nda", help=POOL_HELP)
     parser.add_argument("--limit", type=int, help="use only the first N pool documents (by doc id)")
     parser.add_argument("--dataset", default="cuad", help="demo dataset whose corpus and queries are used")
 
@@ -56,7 +71,7 @@ def load_dataset(name: str = "cuad", pool: str | None = None, limit: int | None 
 
     ds = load_benchmark(DEMO, [name])[0]
     if pool:
-        distractors = load_pool([Path(pool)], exclude=ds.documents)
+        distractors = load_pool(pool_sources(pool), exclude=ds.documents)
         if limit is not None:
             distractors = distractors[:limit]
         return Dataset(ds.name, ds.documents, ds.queries, tuple(distractors))

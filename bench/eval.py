@@ -28,8 +28,8 @@ from sac.workbench import Workbench
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pool", nargs="?", const=str(common.POOL_DIR), default=None, metavar="DIR",
-                   help="CUAD queries against CUAD + this pool (default the 510-contract folder)")
+    p.add_argument("--pool", nargs="?", const=str(common.POOL_DIR), default=None, metavar="DIR|nda",
+                   help=common.POOL_HELP + "; only the pool's dataset is evaluated")
     p.add_argument("--limit", type=int, help="first N pool documents only")
     p.add_argument("--datasets", default=None, help="demo datasets (default cuad,contractnli; cuad with --pool)")
     p.add_argument("--embedder", default="minilm-onnx")
@@ -42,7 +42,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    names = (args.datasets or ("cuad" if args.pool else "cuad,contractnli")).split(",")
+    default = "contractnli" if args.pool == "nda" else "cuad" if args.pool else "cuad,contractnli"
+    names = (args.datasets or default).split(",")
     datasets = [common.load_dataset(n.strip(), args.pool, args.limit) for n in names]
     methods = parse_methods(args.methods)
     root = Path(args.workspace) if args.workspace else common.WORKSPACES / ("pool" if args.pool else "demo") / args.embedder
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"run {i + 1}: {wall:.1f} s {res.timings}")
     result["metrics"] = summary_table(res.frame(), ["mean", 1, 8, 64]).reset_index().to_dict(orient="records")
     result["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    out = Path(args.out) if args.out else common.RESULTS / ("eval-pool.json" if args.pool else "eval.json")
+    out = Path(args.out) if args.out else common.RESULTS / f"eval{common.pool_tag(args.pool)}.json"
     common.write_json(out, result)
     queries = sum(d["queries"] for d in result["datasets"].values())
     described = ", ".join(f"{n}: {d['documents']} documents, {d['queries']} queries" for n, d in result["datasets"].items())

@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.close()
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
-    out = Path(args.out) if args.out else common.RESULTS / ("ingest-pool.json" if args.pool else "ingest.json")
+    out = Path(args.out) if args.out else common.RESULTS / f"ingest{common.pool_tag(args.pool)}.json"
     common.write_json(out, result)
     print_tables(result, backends)
     print(f"\nresults: {out}")

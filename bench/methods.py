@@ -40,8 +40,7 @@ from sac.smallchunks import is_small
 from sac.types import Dataset
 from sac.workbench import Workbench
 
-NLI_POOL = (ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "test.json",
-            ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "dev.json")
+NLI_POOL = common.NDA_POOL
 CUAD_POOL = common.POOL_DIR
 WORKSPACE = common.WORKSPACES / "methods"
 WINNER = "sac-generic+docs1"

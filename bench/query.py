@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"k={k}: p50 {row['total_p50_ms']} ms, p95 {row['total_p95_ms']} ms")
     result["latency"] = rows
     result["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    out = Path(args.out) if args.out else common.RESULTS / ("query-pool.json" if args.pool else "query.json")
+    out = Path(args.out) if args.out else common.RESULTS / f"query{common.pool_tag(args.pool)}.json"
     common.write_json(out, result)
     print(f"\n{corpus}: {result['documents']} documents, {result['index_chunks']} chunks per index; "
           f"{args.embedder}; {len(methods)} methods; {result['machine']['cpu']}, load {result['machine']['loadavg']}")

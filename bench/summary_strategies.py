@@ -29,12 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import DEMO, POOL_DIR, RESULTS, ROOT, WORKSPACES, log, machine, table, write_json
+from common import DEMO, NDA_POOL, POOL_DIR, RESULTS, ROOT, WORKSPACES, log, machine, table, write_json
 
-NDA_POOL = (
-    ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "test.json",
-    ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "dev.json",
-)
 BUILTIN = ("generic", "expert")
 LLM = ("generic-llm", "expert-llm")
 MIX_SUFFIX = ".mix"  # an LLM strategy whose pool documents carry the built-in summary of the same family
