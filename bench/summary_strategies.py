@@ -4,6 +4,9 @@ LLM summaries shipped with the demo data.
     python bench/summary_strategies.py                 # the demo benchmark (cuad 29 + contractnli 5 documents)
     python bench/summary_strategies.py --nda-pool      # + contractnli against all 183 ContractNLI NDAs
     python bench/summary_strategies.py --cuad-pool     # + cuad against all 510 CUAD contracts (slow: ~100k chunks a method)
+    # the 510-contract pool with the int8 indexes bench/ingest.py --pool built (only the two .mix indexes are new):
+    python bench/summary_strategies.py --cuad-pool --pool-only --embedder minilm-onnx-int8 \
+        --workspace bench/.workspace/pool/minilm-onnx-int8
 
 Methods: ``baseline`` (no summary), ``sac-generic`` and ``sac-expert`` (built-in extractive summaries, made
 here), ``sac-generic-llm`` and ``sac-expert-llm`` (the summary sets in data/demo/summaries, made by an LLM
@@ -66,7 +69,8 @@ def run(wb: Any, datasets: list[Any], methods: str, label: str) -> list[dict[str
     rows = []
     for row in result.metrics:
         if row["k"] in SHOW_K:
-            rows.append({"setting": label, **row, "corpus": result.corpora.get(row["dataset"], {})})
+            rows.append({"setting": label, **row, "corpus": result.corpora.get(row["dataset"], {}),
+                         "embedder": wb.embedder_name})
     return rows
 
 
@@ -75,7 +79,8 @@ def pivot(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in rows:
         key = (r["setting"], r["dataset"], r["method"])
-        line = out.setdefault(key, {"setting": r["setting"], "dataset": r["dataset"], "method": r["method"]})
+        line = out.setdefault(key, {"setting": r["setting"], "dataset": r["dataset"], "method": r["method"],
+                                    "embedder": r.get("embedder", "all-MiniLM-L6-v2")})
         for metric, short in (("drm", "DRM"), ("precision", "P"), ("recall", "R")):
             line[f"{short} {r['k']}" if r["k"] != "mean" else f"{short} mean"] = round(100 * r[metric], 1)
     return list(out.values())
@@ -142,17 +147,18 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(r)
 
     lines = pivot(rows)
-    columns = ["setting", "dataset", "method", *[f"{m} {k}" for m in ("DRM", "P", "R") for k in SHOW_K]]
+    columns = ["setting", "dataset", "method", "embedder", *[f"{m} {k}" for m in ("DRM", "P", "R") for k in SHOW_K]]
     payload = {
         "script": "bench/summary_strategies.py", "argv": sys.argv[1:], "machine": machine(),
-        "embedder": wb.embedder_name, "chunking": wb.config.chunking_key, "summary_chars": wb.config.summary_chars,
+        "chunking": wb.config.chunking_key, "summary_chars": wb.config.summary_chars,
         "summary_sets": sets, "rows": rows, "table": lines,
     }
     write_json(out.with_suffix(".json"), payload)
     models = ", ".join(f"{k}: {v['model']} ({v['summaries']} summaries, {v['cut']} cut)" for k, v in sets.items())
     text = (
         "# Summary strategies compared\n\n"
-        f"Embedder {wb.embedder_name}, chunks {wb.config.chunking_key}, summaries about "
+        f"Embedder per row (all-MiniLM-L6-v2: the packaged model, here its exact ONNX export; -int8: its "
+        f"int8 copy, used for the 510-contract pool), chunks {wb.config.chunking_key}, summaries about "
         f"{wb.config.summary_chars} characters. LLM summary sets: {models}. Built-in: offline extractive "
         "summarizer. Figures in %: mean over k in {1, 2, 4, 8, 16, 32, 64}, and at k = 1, 8, 64. DRM: share of "
         "retrieved chunks from a document that holds no answer (lower is better).\n\n"
