@@ -96,19 +96,16 @@ def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> 
 
 def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], llm: dict[str, Any] | None,
           progress: app_cache.ProgressReporter) -> None:
-    """LLM summaries first (when asked), then every index; reports what each sync did."""
+    """Every index; LLM summaries (when asked) are made while the other indexes embed. Reports what each sync did."""
     parsed = parse_methods(",".join(methods))
     started = time.perf_counter()
     summarizers = llm_summarizers(wb, llm, methods)
     if summarizers:
         # Shown before the first request; requests go out llm_concurrency at a time (SAC_LLM_CONCURRENCY).
         st.info(f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
-                f"Requests: {wb.config.llm_concurrency} at a time; finished summaries are kept if this stops.")
-        for summarizer in summarizers:
-            strategy = summarizer.strategy
-            wb.summaries(documents, strategy, summarizer=summarizer,
-                         progress=lambda stage, done, total, s=strategy: progress(f"summarizing ({s})", done, total))
-    reports = wb.build(corpus, documents, parsed, progress=progress)
+                f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
+                "summaries are kept if this stops.")
+    reports = wb.build(corpus, documents, parsed, progress=progress, summarizers=summarizers)
     rows = [{"method": name, "chunks embedded": r.added, "already indexed": r.kept, "removed": r.deleted,
              "documents changed": r.documents_changed} for name, r in reports.items()]
     st.success(f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.")

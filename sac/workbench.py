@@ -102,9 +102,48 @@ class Workbench:
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
-        progress: Progress | None = None,
+        progress: Progress | None = None, summarizers: Sequence[Any] = (),
     ) -> dict[str, SyncReport]:
-        """Bring the index of every method up to date with ``documents``; returns what each sync did."""
+        """Bring the index of every method up to date with ``documents``; returns what each sync did.
+
+        ``summarizers`` (e.g. an LLM for ``sac-generic-llm``) make their strategies' missing summaries
+        on a background thread while the indexes that do not need them are embedded, so a remote LLM
+        and the local embedder work at the same time; the indexes of those strategies follow. If a
+        summarizer fails, the other indexes are still finished (and its finished summaries kept)
+        before its error is raised.
+        """
+        relay = _Relay(progress) if progress else None
+        waiting = {s.strategy for s in summarizers}
+        errors: list[BaseException] = []
+
+        def summarize() -> None:
+            for summarizer in summarizers:
+                label = f"summarizing ({summarizer.strategy})"
+                try:
+                    self.summaries(documents, summarizer.strategy, summarizer=summarizer,
+                                   progress=(lambda _s, d, t, label=label: relay(label, d, t)) if relay else None)
+                except Exception as err:  # reported after the other indexes are built
+                    errors.append(err)
+
+        worker = threading.Thread(target=summarize, name="sac-build-summaries", daemon=True) if summarizers else None
+        if worker:
+            worker.start()
+        reports = self._build(corpus, documents, [m for m in methods if m.strategy not in waiting], relay)
+        if worker:
+            while worker.is_alive():
+                worker.join(0.2)
+                if relay:
+                    relay.flush()
+            if errors:
+                raise errors[0]
+            reports.update(self._build(corpus, documents, [m for m in methods if m.strategy in waiting], relay))
+        return reports
+
+    def _build(
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], progress: Progress | None,
+    ) -> dict[str, SyncReport]:
+        if not methods:
+            return {}
         chunks: list[Chunk] = []
         for i, doc in enumerate(documents, start=1):
             chunks.extend(self.chunks(doc))
@@ -150,3 +189,31 @@ class Workbench:
         check_k(k)
         vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
         return {m.name: method_options.search(self, corpus, m, queries, vectors, k) for m in methods}
+
+
+class _Relay:
+    """Progress from two threads into a callback that must run on the calling thread (a Streamlit page).
+
+    Calls from the thread that made the relay go straight through (after any updates waiting); calls
+    from other threads keep their latest value per stage until ``flush``.
+    """
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._owner = threading.get_ident()
+        self._lock = threading.Lock()
+        self._pending: dict[str, tuple[int, int]] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if threading.get_ident() != self._owner:
+            with self._lock:
+                self._pending[stage] = (done, total)
+            return
+        self.flush()
+        self._progress(stage, done, total)
+
+    def flush(self) -> None:
+        with self._lock:
+            waiting, self._pending = self._pending, {}
+        for stage, (done, total) in waiting.items():
+            self._progress(stage, done, total)

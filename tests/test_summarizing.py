@@ -523,6 +523,66 @@ def test_run_estimate_counts_only_missing_summaries_and_prices_them(ndas, tmp_pa
     assert estimate_run(ndas, [BuiltinSummarizer("generic")], store).describe().count("\n") == 0  # no LLM, no estimate
 
 
+class _Recording:
+    """The real embedder, noting when each batch is embedded."""
+
+    def __init__(self, inner, events: list) -> None:
+        self._inner, self._events = inner, events
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def embed_documents(self, texts):
+        self._events.append((time.monotonic(), "embed", texts[0]))
+        return self._inner.embed_documents(texts)
+
+
+def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embedder, ndas):
+    from sac.retrieval import parse_methods
+    from sac.workbench import Workbench
+
+    events: list = []
+
+    def answer(request: dict) -> str:
+        events.append((time.monotonic(), "llm", ""))
+        return "Mutual NDA between two named parties; confidential information; five-year term."
+
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws", llm_concurrency=1), embedder=_Recording(embedder, events))
+    calls: list = []
+    main = threading.get_ident()
+    with OpenAIStub(handler=answer, delay_s=0.3) as stub:
+        llm = _llm(stub)
+        reports = wb.build("nda", ndas, parse_methods("baseline,sac-generic-llm"), summarizers=[llm],
+                           progress=lambda stage, done, total: calls.append((threading.get_ident(), stage, done)))
+    llm_times = [t for t, kind, _ in events if kind == "llm"]
+    embeds = [(t, text) for t, kind, text in events if kind == "embed"]
+    summary = "Mutual NDA between two named parties"
+    assert len(llm_times) == 5
+    baseline = [t for t, text in embeds if not text.startswith(summary)]
+    with_summary = [t for t, text in embeds if text.startswith(summary)]
+    assert baseline and with_summary
+    assert min(baseline) < max(llm_times)  # the baseline was embedded while summaries were still being made
+    assert min(with_summary) > max(llm_times)  # the LLM index waited for its summaries
+    n = sum(len(wb.chunks(d)) for d in ndas)
+    assert reports["baseline"].added == reports["sac-generic-llm"].added == n
+    assert {thread for thread, _, _ in calls} == {main}  # a page's progress callback runs on its own thread
+    assert ("summarizing (generic-llm)", 5) in {(stage, done) for _, stage, done in calls}
+
+
+def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, embedder, ndas):
+    from sac.retrieval import parse_methods
+    from sac.workbench import Workbench
+
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=embedder)
+    with OpenAIStub(api_key="sk-right") as stub:
+        llm = _llm(stub, api_key="sk-wrong")
+        with pytest.raises(SummarizerError, match="rejected"):
+            wb.build("nda", ndas, parse_methods("baseline,sac-generic-llm"), summarizers=[llm])
+    methods = {m.name: m for m in parse_methods("baseline,sac-generic-llm")}
+    assert wb.index("nda", methods["baseline"]).count() == sum(len(wb.chunks(d)) for d in ndas)
+    assert wb.index("nda", methods["sac-generic-llm"]).count() == 0
+
+
 # -- store and corpus runs -------------------------------------------------------------------
 
 
