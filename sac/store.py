@@ -14,6 +14,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,12 +291,8 @@ class Index:
             changed_docs = {wanted[rid][1]["doc_id"] for rid in todo}
             if progress:
                 progress(0, len(todo))
-            for i in range(0, len(todo), ADD_BATCH):
-                batch = [wanted[rid] for rid in todo[i : i + ADD_BATCH]]
-                texts = [
-                    embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch
-                ]
-                vectors = embedder.embed_documents(texts)
+
+            def write(i: int, batch: list[tuple[Chunk, dict[str, Any]]], vectors: Any) -> int:
                 with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(todo)}"):
                     col.upsert(
                         ids=[c.chunk_id for c, _ in batch],
@@ -303,8 +300,33 @@ class Index:
                         metadatas=[m for _, m in batch],
                         documents=[c.text for c, _ in batch],
                     )
-                if progress:
-                    progress(min(i + ADD_BATCH, len(todo)), len(todo))
+                return i + len(batch)
+
+            # Batch N is written to chromadb on a second thread while batch N + 1 is embedded, so the
+            # HNSW inserts of a large index do not stall the embedder. One write at a time, in order;
+            # a failed write stops the loop before the next one starts.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sac-upsert") as writer:
+                pending: Future[int] | None = None
+                try:
+                    for i in range(0, len(todo), ADD_BATCH):
+                        batch = [wanted[rid] for rid in todo[i : i + ADD_BATCH]]
+                        texts = [
+                            embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch
+                        ]
+                        vectors = embedder.embed_documents(texts)
+                        if pending is not None:
+                            written = pending.result()
+                            if progress:
+                                progress(written, len(todo))
+                        pending = writer.submit(write, i, batch, vectors)
+                    if pending is not None:
+                        written = pending.result()
+                        pending = None
+                        if progress:
+                            progress(written, len(todo))
+                finally:
+                    if pending is not None:
+                        wait([pending])  # an error or Ctrl-C above: let the write under way finish
             self._set_fingerprint(fingerprint)
             return SyncReport(
                 added=len(todo), deleted=len([r for r in stale if r not in wanted]),

@@ -199,16 +199,25 @@ def server(tmp_path):
 
 class StopServerOnBatch:
     """The module's embedder, stopping the Chroma server just before the ``n``-th batch is embedded,
-    so that batch's write finds the server gone."""
+    so that batch's write finds the server gone.
 
-    def __init__(self, inner, server: ChromaServer, n: int) -> None:
+    The store writes batch ``n - 1`` on another thread while batch ``n`` is embedded; with ``written``
+    (a count of the records stored) the server is stopped only once the earlier batches have landed,
+    so the test knows exactly what the server holds."""
+
+    def __init__(self, inner, server: ChromaServer, n: int, written=None, batch: int = 0) -> None:
         self.inner, self.server, self.n = inner, server, n
+        self.written, self.batch = written, batch
         self.name = inner.name
         self.calls = 0
 
     def embed_documents(self, texts):
         self.calls += 1
         if self.calls == self.n:
+            deadline = time.monotonic() + 60
+            while self.written and self.written() < (self.n - 1) * self.batch:
+                assert time.monotonic() < deadline, "the earlier batches were never written"
+                time.sleep(0.05)
             self.server.stop()
         return self.inner.embed_documents(texts)
 
@@ -220,7 +229,9 @@ def test_chroma_server_stopped_mid_build_then_restarted(tmp_path, server, memo, 
     monkeypatch.setattr("sac.store.ADD_BATCH", 40)  # 156 chunks -> 4 writes
     total = sum(len(chunk_document(d)) for d in docs)
     config = SacConfig(workspace=tmp_path / "workspace", chroma_url=server.url)
-    wb = Workbench(config, embedder=StopServerOnBatch(memo, server, n=2))
+    stopper = StopServerOnBatch(memo, server, n=2, batch=40)
+    wb = Workbench(config, embedder=stopper)
+    stopper.written = lambda: wb.index(CORPUS, BASELINE[0]).count()
 
     with pytest.raises(StoreError) as info:
         wb.build(CORPUS, docs, BASELINE)
