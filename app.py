@@ -32,7 +32,7 @@ def load_demo(datasets: list[str] | None) -> None:
     for ds in load_benchmark(DEMO_DIR, datasets):
         reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(BASE_METHODS)),
                            progress=lambda stage, done, total, name=ds.name: progress(f"{name} · {stage}", done, total))
-        added = sum(r.added for r in reports.values())
+        added = sum(r.embedded for r in reports.values())
         kept = sum(r.kept for r in reports.values())
         app_cache.flash("info", f"{ds.name}: {len(ds.documents)} documents, {added:,} chunks embedded, "
                                 f"{kept:,} already indexed.")

@@ -219,11 +219,13 @@ def build_all(
                     log(f"{b} {m.name}: interrupted after {elapsed:.0f} s; index holds {count} chunks (+{count - before})")
                     return rows
                 elapsed = time.perf_counter() - t0
+            embedded = report.embedded  # copies from another index (SyncReport.copied) are not embedding work
             row.update({
-                "added": report.added, "kept": report.kept, "deleted": report.deleted, "seconds": round(elapsed, 2),
-                "embed_s": round(emb.seconds, 2), "chunks_per_s": round(report.added / elapsed, 2) if report.added else None,
-                "embed_share": round(emb.seconds / elapsed, 3) if report.added else None,
-                "in_build_encode_rate": round(report.added / emb.seconds, 2) if report.added else None,
+                "added": report.added, "copied": report.copied, "kept": report.kept, "deleted": report.deleted,
+                "seconds": round(elapsed, 2), "embed_s": round(emb.seconds, 2),
+                "chunks_per_s": round(embedded / elapsed, 2) if embedded and not report.copied else None,
+                "embed_share": round(emb.seconds / elapsed, 3) if embedded and not report.copied else None,
+                "in_build_encode_rate": round(embedded / emb.seconds, 2) if embedded else None,
                 "index_count": wb.index(corpus, m).count(),
             })
             raw = result.get("raw", {}).get("rate", {}).get(b)

@@ -106,7 +106,8 @@ def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], l
                 f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
                 "summaries are kept if this stops.")
     reports = wb.build(corpus, documents, parsed, progress=progress, summarizers=summarizers)
-    rows = [{"method": name, "chunks embedded": r.added, "already indexed": r.kept, "removed": r.deleted,
+    rows = [{"method": name, "chunks embedded": r.embedded, "copied from another index": r.copied,
+             "already indexed": r.kept, "removed": r.deleted,
              "documents changed": r.documents_changed} for name, r in reports.items()]
     st.success(f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"corpus_report_{corpus}")

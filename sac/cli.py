@@ -180,7 +180,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         reports = wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
         for name, rep in reports.items():
-            print(f"{corpus} / {name}: {rep.added} chunks embedded, {rep.kept} already indexed, {rep.deleted} removed")
+            print(f"{corpus} / {name}: {rep.describe()}")
         print(f"{corpus}: {len(documents)} documents in {time.perf_counter() - started:.1f} s")
     return 0
 

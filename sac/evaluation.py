@@ -75,7 +75,7 @@ def evaluate(
         timings["index"] += time.perf_counter() - t0
         if log:
             for name, rep in reports.items():
-                log(f"{ds.name} / {name}: {rep.added} chunks embedded, {rep.kept} kept, {rep.deleted} removed")
+                log(f"{ds.name} / {name}: {rep.describe()}")
         result.corpora[ds.name] = {
             "documents": len(ds.documents), "distractors": len(ds.distractors),
             "chunks": sum(len(wb.chunks(d)) for d in ds.all_documents),

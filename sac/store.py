@@ -51,10 +51,20 @@ class IndexKey:
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
-    added: int  # chunks embedded and written
+    added: int  # chunks written (embedded, or copied from another index)
     deleted: int  # stale records removed
     kept: int  # records already up to date
     documents_changed: int
+    copied: int = 0  # of ``added``: vectors taken from another index that embedded the same text
+
+    @property
+    def embedded(self) -> int:
+        """Chunks that went through the embedder."""
+        return self.added - self.copied
+
+    def describe(self) -> str:
+        copied = f", {self.copied} copied from another index" if self.copied else ""
+        return f"{self.embedded} chunks embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
 
 
 def make_client(config: SacConfig) -> Any:
@@ -291,6 +301,22 @@ class Index:
             changed_docs = {wanted[rid][1]["doc_id"] for rid in todo}
             if progress:
                 progress(0, len(todo))
+            borrowed = self._borrow({rid: wanted[rid][1] for rid in todo}) if todo else {}
+            copied_ids = list(borrowed)
+            for i in range(0, len(copied_ids), ADD_BATCH):
+                # Same embedder, same text: the vector is already known; nothing to embed.
+                ids = copied_ids[i : i + ADD_BATCH]
+                with self._chroma(f"writing copied records {i + 1}-{i + len(ids)} of {len(copied_ids)}"):
+                    col.upsert(
+                        ids=ids,
+                        embeddings=np.stack([borrowed[r] for r in ids]).astype(np.float32),
+                        metadatas=[wanted[r][1] for r in ids],
+                        documents=[wanted[r][0].text for r in ids],
+                    )
+                if progress:
+                    progress(i + len(ids), len(todo))
+            copied = len(copied_ids)
+            todo = [rid for rid in todo if rid not in borrowed]
 
             def write(i: int, batch: list[tuple[Chunk, dict[str, Any]]], vectors: Any) -> int:
                 with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(todo)}"):
@@ -317,21 +343,48 @@ class Index:
                         if pending is not None:
                             written = pending.result()
                             if progress:
-                                progress(written, len(todo))
+                                progress(copied + written, copied + len(todo))
                         pending = writer.submit(write, i, batch, vectors)
                     if pending is not None:
                         written = pending.result()
                         pending = None
                         if progress:
-                            progress(written, len(todo))
+                            progress(copied + written, copied + len(todo))
                 finally:
                     if pending is not None:
                         wait([pending])  # an error or Ctrl-C above: let the write under way finish
             self._set_fingerprint(fingerprint)
             return SyncReport(
-                added=len(todo), deleted=len([r for r in stale if r not in wanted]),
-                kept=len(wanted) - len(todo), documents_changed=len(changed_docs),
+                added=copied + len(todo), deleted=len([r for r in stale if r not in wanted]),
+                kept=len(wanted) - copied - len(todo), documents_changed=len(changed_docs), copied=copied,
             )
+
+    def _borrow(self, wanted: Mapping[str, Mapping[str, Any]]) -> dict[str, np.ndarray]:
+        """Vectors for records of ``wanted`` (chunk id -> metadata) that another index of this corpus and
+        embedder already holds with the same embedded text.
+
+        A chunk id fixes the span, and equal document, summary and prefix hashes fix the rest of the
+        text, so such a vector is exactly what embedding would give. Baseline and ``+merge`` indexes
+        share their unmerged chunks, and an index whose summaries match another's for some documents
+        (a mixed summary set, a strategy copied from another) embeds only the documents that differ.
+        """
+        found: dict[str, np.ndarray] = {}
+        for info in list_indexes(self._client):
+            if (info["collection"] == self.key.collection_name or not info.get("chunks")
+                    or info.get("corpus") != self.key.corpus or info.get("embedder") != self.key.embedder):
+                continue
+            ids = [rid for rid in wanted if rid not in found]
+            if not ids:
+                break
+            with self._chroma(f"reading vectors of the {info.get('method')} index"):
+                donor = self._client.get_collection(info["collection"], embedding_function=None)
+                for i in range(0, len(ids), ADD_BATCH):
+                    got = donor.get(ids=ids[i : i + ADD_BATCH], include=["metadatas", "embeddings"])
+                    for rid, meta, vector in zip(got["ids"], got["metadatas"], got["embeddings"], strict=True):
+                        mine = wanted[rid]
+                        if all((meta or {}).get(f) == mine[f] for f in ("doc_hash", "summary_hash", "prefix_hash")):
+                            found[rid] = np.asarray(vector, dtype=np.float32)
+        return found
 
     def _stored_fingerprint(self) -> str:
         with self._chroma("reading the index fingerprint"):

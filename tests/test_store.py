@@ -122,6 +122,47 @@ def test_workbench_build_uses_summaries_per_method(store_config, embedder, demo_
     assert Workbench(smaller, embedder=embedder).index("nda", methods[0]).count() == 0
 
 
+class _Counting:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.texts = inner, inner.name, []
+
+    def embed_documents(self, texts):
+        self.texts.extend(texts)
+        return self.inner.embed_documents(texts)
+
+
+def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store_config, embedder, demo_datasets):
+    docs = list(demo_datasets["contractnli"].documents)
+    hashes = {d.doc_id: d.content_hash for d in docs}
+    client = _client(store_config)
+    generic = {d.doc_id: f"Generic summary of {d.doc_id}" for d in docs}
+    # A mixed set: the same summaries except for one document.
+    mixed = {**generic, docs[0].doc_id: "A different summary of the first NDA"}
+    Index(client, IndexKey("t", "sac-generic", embedder.name, "c500o0"), store_config).sync(
+        _chunks(docs), hashes, generic, embedder)
+
+    counting = _Counting(embedder)
+    index = Index(client, IndexKey("t", "sac-mixed", embedder.name, "c500o0"), store_config)
+    report = index.sync(_chunks(docs), hashes, mixed, counting)
+    first = _chunks(docs[:1])
+    assert (report.added, report.copied, report.embedded) == (len(_chunks(docs)), len(_chunks(docs[1:])), len(first))
+    assert counting.texts == [f"{mixed[c.doc_id]}\n\n{c.text}" for c in first]  # only the document that differs
+    # A copied vector is exactly what embedding the record's own text gives.
+    ids, vectors, _, _ = index.all_embeddings()
+    sample = [c for c in _chunks(docs[1:]) if c.text.strip()][:5]
+    fresh = embedder.embed_documents([f"{mixed[c.doc_id]}\n\n{c.text}" for c in sample])
+    for chunk, vector in zip(sample, fresh):
+        assert float(vectors[ids.index(chunk.chunk_id)] @ vector) > 0.99999
+
+    # An index of another corpus is never a donor.
+    other = Index(client, IndexKey("t2", "sac-generic", embedder.name, "c500o0"), store_config)
+    counting.texts.clear()
+    assert other.sync(_chunks(docs[1:2]), hashes, generic, counting).copied == 0
+    assert len(counting.texts) == len(_chunks(docs[1:2]))
+
+
 def _client(config):
     from sac.store import make_client
 
