@@ -23,14 +23,18 @@ DEMO_CHOICES = {
 }
 
 
-def load_demo(datasets: list[str] | None) -> None:
-    """Index the demo datasets with the three methods, with a progress bar per stage."""
+LLM_METHODS = ("sac-generic-llm", "sac-expert-llm")
+
+
+def load_demo(datasets: list[str] | None, llm: bool = False) -> None:
+    """Index the demo datasets with the three methods (and the shipped LLM summary sets), with a progress bar per stage."""
     wb = app_cache.workbench()
     progress = app_cache.ProgressReporter(st.container(), unit="chunks")
     started = time.perf_counter()
     import_summary_sets(wb, DEMO_DIR)
     for ds in load_benchmark(DEMO_DIR, datasets):
-        reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(BASE_METHODS)),
+        names = [*BASE_METHODS, *(LLM_METHODS if llm else ())]
+        reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(names)),
                            progress=lambda stage, done, total, name=ds.name: progress(f"{name} · {stage}", done, total))
         added = sum(r.embedded for r in reports.values())
         kept = sum(r.kept for r in reports.values())
@@ -82,13 +86,17 @@ st.subheader("Start with the demo")
 st.markdown(
     "The demo is the LegalBench-RAG mini benchmark: real contracts with questions whose answers are marked "
     "character by character, so every hit can be checked against the right document. Loading it builds "
-    "the `baseline`, `sac-generic` and `sac-expert` indexes offline: no API key needed."
+    "the `baseline`, `sac-generic` and `sac-expert` indexes offline: no API key needed. The demo also ships "
+    "LLM summaries (Qwen2.5-Coder-1.5B-Instruct, generic and expert prompts) for `sac-generic-llm` and "
+    "`sac-expert-llm`: no LLM runs here."
 )
 choice = st.radio("Datasets to load", list(DEMO_CHOICES), format_func=DEMO_CHOICES.get, index=1,
                   key="home_demo_datasets", horizontal=False)
+with_llm = st.checkbox("Also build sac-generic-llm and sac-expert-llm from the shipped LLM summaries", value=True,
+                       key="home_demo_llm", help="Two more indexes: about two thirds more time.")
 if st.button("Load the demo corpus", type="primary", key="home_load_demo"):
     try:
-        load_demo(["contractnli"] if choice == "contractnli" else None)
+        load_demo(["contractnli"] if choice == "contractnli" else None, llm=with_llm)
     except SacError as err:
         st.error(str(err))
         st.stop()

@@ -44,7 +44,8 @@ def settings_ui() -> dict[str, Any]:
                     help="Built-in: offline extractive summaries (title, parties, date, law). An endpoint: any "
                          "OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).")
     llm: dict[str, Any] | None = None
-    options = list(BASE_METHODS)
+    # LLM methods build from summaries in the store (a shipped set, an earlier run) or from the endpoint below.
+    options = [*BASE_METHODS, *(f"sac-{s}" for s in LLM_STRATEGIES)]
     if kind != "built-in":
         cols = st.columns(3)
         llm = {
@@ -54,7 +55,6 @@ def settings_ui() -> dict[str, Any]:
             # Kept only in this browser session's memory: never written to disk or to a log.
             "api_key": cols[2].text_input("API key", "", type="password", key="corpus_llm_key").strip() or None,
         }
-        options += [f"sac-{s}" for s in LLM_STRATEGIES]
     methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
         [f"sac-{s}" for s in LLM_STRATEGIES] if llm else []), key="corpus_methods")
     return {"llm": llm, "methods": methods}

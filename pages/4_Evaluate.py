@@ -54,7 +54,8 @@ with st.form("eval_form", border=True):
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
     built = sorted({m for n in names for m in app_cache.built_methods(wb, f"{bench}-{n}")})
-    options = list(dict.fromkeys([*BASE_METHODS, *built, *suggested_methods()]))
+    llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
+    options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods")
     extra = cols[1].text_input("More methods (comma-separated)", "", key="eval_extra_methods",
                                placeholder="e.g. sac-generic-llm", help="Any sac-<strategy> whose summaries exist.")

@@ -100,9 +100,10 @@ def test_pages_render_on_an_empty_workspace(page):
 def test_home_loads_the_demo_and_shows_the_workspace(demo):
     at = _ok(_app().run())
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Indexes"] == "3" and metrics["Corpora"] == "2"
+    # The three methods, and the two LLM methods built from the shipped summary sets (no LLM running).
+    assert metrics["Indexes"] == "5" and metrics["Corpora"] == "2"
     frame = _frame(at, "corpus", "method", "chunks")
-    assert sorted(frame["method"]) == sorted(METHODS)
+    assert sorted(frame["method"]) == sorted([*METHODS, "sac-generic-llm", "sac-expert-llm"])
     assert set(frame["corpus"]) == {"demo-contractnli"} and (frame["chunks"] > 100).all()
     assert len(at.button) == 1 and at.button[0].label == "Load the demo corpus"
 
