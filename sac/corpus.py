@@ -356,7 +356,7 @@ def read_zip(
     Doc ids are member paths. Unsafe member names (absolute, ``..``, drive letters, backslashes),
     members over ``max_bytes`` or with a compression ratio over ``max_ratio`` are reported; directories,
     ``__MACOSX`` and dot files are skipped. In a LegalBench-RAG layout the ``benchmarks/*.json`` files
-    are not documents, and corpus doc ids are relative to ``corpus/`` (``<dataset>/<file>``), as in the
+    and ``summaries/*.json`` summary sets are not documents, and corpus doc ids are relative to ``corpus/`` (``<dataset>/<file>``), as in the
     benchmark files.
 
     Raises:
@@ -372,8 +372,8 @@ def read_zip(
         for member, payload in _zip_members(archive, name, limits, member_errors):
             doc_id = member
             if root is not None:
-                if member.startswith(f"{root}benchmarks/") and member.lower().endswith(".json"):
-                    continue
+                if member.startswith((f"{root}benchmarks/", f"{root}summaries/")) and member.lower().endswith(".json"):
+                    continue  # benchmark files and shipped summary sets are not documents
                 if member.startswith(f"{root}corpus/"):
                     doc_id = member[len(f"{root}corpus/"):]
             try:

@@ -731,7 +731,16 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
     workspace = tmp_path / "ws"
     log = workspace / "logs" / "summarize.jsonl"
     env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
-    with OpenAIStub(handler=_echo_handler, delay_s=0.3) as stub:
+    # After 4 answers the stub holds every request until the child is interrupted: the interrupt always
+    # lands part-way, however fast the machine.
+    gate = threading.Event()
+
+    def held(request: dict) -> str:
+        if len(stub.requests) > 4:
+            gate.wait(60)
+        return _echo_handler(request)
+
+    with OpenAIStub(handler=held, delay_s=0.1) as stub:
         command = [
             sys.executable, "-m", "sac", "summarize", "--datasets", "contractnli", "--strategy",
             "generic-llm,expert-llm", "--summarizer", "openai", "--model", "stub-model", "--base-url",
@@ -745,6 +754,7 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
             time.sleep(0.05)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
+        gate.set()
         assert child.returncode == 130 and "interrupted: finished work is kept" in err
         assert "estimate: 10 requests" in err and "no price known for 'stub-model'" in err
         first_calls = stub.calls
