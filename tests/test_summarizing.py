@@ -732,7 +732,7 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
     log = workspace / "logs" / "summarize.jsonl"
     env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
     # After 4 answers the stub holds every request until the child is interrupted: the interrupt always
-    # lands part-way, however fast the machine.
+    # lands part-way, however fast or slow the machine.
     gate = threading.Event()
 
     def held(request: dict) -> str:
@@ -753,8 +753,8 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
             assert child.poll() is None and time.monotonic() < deadline, child.communicate()
             time.sleep(0.05)
         child.send_signal(signal.SIGINT)
+        gate.set()  # requests under way may finish; no new one may start
         _, err = child.communicate(timeout=60)
-        gate.set()
         assert child.returncode == 130 and "interrupted: finished work is kept" in err
         assert "estimate: 10 requests" in err and "no price known for 'stub-model'" in err
         first_calls = stub.calls
