@@ -747,7 +747,9 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
             stub.base_url, "--concurrency", "2", "--context-chars", "5000", "-q",
             "--out", str(tmp_path / "sets" / "{strategy}.json"), "--meta", "server=openai stub",
         ]
-        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # As in a terminal: a test run started in the background (CI) inherits SIGINT ignored.
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while not (log.exists() and len(log.read_text(encoding="utf-8").splitlines()) >= 3):
             assert child.poll() is None and time.monotonic() < deadline, child.communicate()
