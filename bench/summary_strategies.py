@@ -142,9 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         mixed = mixed_strategies(wb, list(ds.documents), distractors)
         methods = "baseline," + ",".join(f"sac-{s}" for s in (*BUILTIN, *mixed))
         rows = [r for r in rows if r["setting"] != label] + run(wb, [pooled], methods, label)
-    for r in previous:  # pool rows of an earlier run that this one did not redo
-        if r["setting"] != "demo" and not any(x["setting"] == r["setting"] for x in rows):
-            rows.append(r)
+    redone = {r["setting"] for r in rows}
+    rows += [r for r in previous if r["setting"] not in redone]  # pool rows of an earlier run not redone here
 
     lines = pivot(rows)
     columns = ["setting", "dataset", "method", "embedder", *[f"{m} {k}" for m in ("DRM", "P", "R") for k in SHOW_K]]
