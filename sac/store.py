@@ -379,10 +379,14 @@ class Index:
             with self._chroma(f"reading vectors of the {info.get('method')} index"):
                 donor = self._client.get_collection(info["collection"], embedding_function=None)
                 for i in range(0, len(ids), ADD_BATCH):
-                    got = donor.get(ids=ids[i : i + ADD_BATCH], include=["metadatas", "embeddings"])
-                    for rid, meta, vector in zip(got["ids"], got["metadatas"], got["embeddings"], strict=True):
-                        mine = wanted[rid]
-                        if all((meta or {}).get(f) == mine[f] for f in ("doc_hash", "summary_hash", "prefix_hash")):
+                    # Metadata first: most donors (a baseline beside a SAC index) match nothing, and their
+                    # vectors are most of what reading them would cost.
+                    got = donor.get(ids=ids[i : i + ADD_BATCH], include=["metadatas"])
+                    same = [rid for rid, meta in zip(got["ids"], got["metadatas"], strict=True)
+                            if all((meta or {}).get(f) == wanted[rid][f] for f in ("doc_hash", "summary_hash", "prefix_hash"))]
+                    if same:
+                        vectors = donor.get(ids=same, include=["embeddings"])
+                        for rid, vector in zip(vectors["ids"], vectors["embeddings"], strict=True):
                             found[rid] = np.asarray(vector, dtype=np.float32)
         return found
 
