@@ -144,9 +144,8 @@ class Workbench:
     ) -> dict[str, SyncReport]:
         if not methods:
             return {}
-        chunks: list[Chunk] = []
         for i, doc in enumerate(documents, start=1):
-            chunks.extend(self.chunks(doc))
+            self.chunks(doc)  # chunked once here, cached for the methods below
             if progress and (i % 50 == 0 or i == len(documents)):
                 progress("chunking", i, len(documents))
         doc_hashes = {d.doc_id: d.content_hash for d in documents}
