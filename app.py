@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 import app_cache
-from sac.catalog import DEMO_DIR, DEMO_NAME
-from sac.cli import import_summary_sets
-from sac.corpus import load_benchmark
 from sac.errors import SacError
-from sac.evaluation import corpus_name
-from sac.retrieval import BASE_METHODS, parse_methods
+from sac.evaluation.runs import corpus_name
+from sac.ingest.benchmark import load_benchmark
+from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
+from sac.retrieval.methods import BASE_METHODS, parse_methods
+from sac.summaries.sets import import_summary_sets
 
 st.set_page_config(page_title="SAC Workbench", page_icon="⚖️", layout="wide")
 
@@ -31,7 +31,7 @@ def load_demo(datasets: list[str] | None, llm: bool = False) -> None:
     wb = app_cache.workbench()
     progress = app_cache.ProgressReporter(st.container(), unit="chunks")
     started = time.perf_counter()
-    import_summary_sets(wb, DEMO_DIR)
+    import_summary_sets(wb.summary_store, DEMO_DIR)
     for ds in load_benchmark(DEMO_DIR, datasets):
         names = [*BASE_METHODS, *(LLM_METHODS if llm else ())]
         reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(names)),
@@ -102,7 +102,8 @@ if st.button("Load the demo corpus", type="primary", key="home_load_demo"):
         st.stop()
 
 st.subheader("Then")
-st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged", icon=":material/compare:")
+st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged",
+             icon=":material/compare:")
 st.page_link("pages/4_Evaluate.py", label="Evaluate: DRM, precision and recall against k, saved runs", icon=":material/monitoring:")
 st.page_link("pages/1_Corpus.py", label="Corpus: upload your own documents and build indexes", icon=":material/upload_file:")
 st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare the summaries SAC prepends", icon=":material/edit_note:")

@@ -8,7 +8,6 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -18,19 +17,19 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from sac import catalog  # noqa: E402
-from sac.compare import dataset_scores, nearest_neighbours  # noqa: E402
 from sac.config import SacConfig  # noqa: E402
-from sac.embedding import make_embedder  # noqa: E402
-from sac.evaluation import load_metrics  # noqa: E402
-from sac.retrieval import parse_method  # noqa: E402
-from sac.review import load_retrieved  # noqa: E402
-from sac.store import list_indexes, make_client  # noqa: E402
+from sac.embedding.models import make_embedder  # noqa: E402
+from sac.evaluation.compare import dataset_scores, nearest_neighbours  # noqa: E402
+from sac.evaluation.review import load_retrieved  # noqa: E402
+from sac.evaluation.runs import load_intervals, load_metrics, load_per_query  # noqa: E402
+from sac.evaluation.uncertainty import compare_to_reference  # noqa: E402
+from sac.index.store import list_indexes, make_client  # noqa: E402
+from sac.ingest import catalog  # noqa: E402
+from sac.retrieval.methods import parse_method  # noqa: E402
 from sac.types import Dataset, Document, Hit, Query, text_hash  # noqa: E402
 from sac.workbench import Workbench  # noqa: E402
 from sac.workspace import Workspace  # noqa: E402
@@ -229,6 +228,19 @@ def run_metrics(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     return _run_files(str(run_dir), _mtime(run_dir / "config.json"))
 
 
+@st.cache_data(show_spinner="Bootstrapping intervals…", max_entries=8)
+def _run_uncertainty(run_dir: str, stamp: float, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    intervals = load_intervals(Path(run_dir))
+    if reference is None:
+        return intervals, None
+    return intervals, compare_to_reference(load_per_query(Path(run_dir)), reference)
+
+
+def run_uncertainty(run_dir: Path, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A saved run's 95 % bootstrap intervals and, with a reference method, every method's paired difference."""
+    return _run_uncertainty(str(run_dir), _mtime(run_dir / "config.json"), reference)
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def _run_retrieved(run_dir: str, stamp: float) -> list[dict[str, Any]]:
     return load_retrieved(Path(run_dir))
@@ -307,7 +319,3 @@ def _duration(seconds: float) -> str:
 def index_settings_caption(cfg: SacConfig) -> str:
     return (f"Index settings: chunks of {cfg.chunk_size} characters (overlap {cfg.chunk_overlap}), "
             f"summaries of about {cfg.summary_chars} characters, embedder {cfg.embedder}.")
-
-
-def config_with(cfg: SacConfig, **changes: Any) -> SacConfig:
-    return dataclasses.replace(cfg, **changes)

@@ -27,11 +27,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sac.catalog import DEMO_DIR, DEMO_NAME  # noqa: E402
 from sac.config import SacConfig  # noqa: E402
-from sac.corpus import load_benchmark  # noqa: E402
-from sac.evaluation import corpus_name  # noqa: E402
-from sac.retrieval import BASE_METHODS, parse_methods  # noqa: E402
+from sac.evaluation.runs import corpus_name  # noqa: E402
+from sac.ingest.benchmark import load_benchmark  # noqa: E402
+from sac.ingest.catalog import DEMO_DIR, DEMO_NAME  # noqa: E402
+from sac.retrieval.methods import BASE_METHODS, parse_methods  # noqa: E402
 from sac.workbench import Workbench  # noqa: E402
 
 

@@ -67,7 +67,8 @@ def load_dataset(name: str = "cuad", pool: str | None = None, limit: int | None 
 
     Without ``pool``, ``limit`` keeps the first N documents of the dataset itself (and only their queries).
     """
-    from sac.corpus import load_benchmark, load_pool
+    from sac.ingest.benchmark import load_benchmark
+    from sac.ingest.pools import load_pool
 
     ds = load_benchmark(DEMO, [name])[0]
     if pool:
@@ -84,7 +85,7 @@ def load_dataset(name: str = "cuad", pool: str | None = None, limit: int | None 
 
 
 def corpus_label(ds: Dataset) -> str:
-    from sac.evaluation import corpus_name
+    from sac.evaluation.runs import corpus_name
 
     return corpus_name("demo", ds)
 

@@ -1,4 +1,4 @@
-"""Wall time of a full evaluation: every query, three methods, seven k (``sac.evaluation.evaluate``).
+"""Wall time of a full evaluation: every query, three methods, seven k (``sac.evaluation.runs.evaluate``).
 
 Runs the evaluation twice in one process: the first builds whatever indexes the workspace lacks
 (resumable), the second finds them built and measures the evaluation alone. Each run is split into
@@ -21,8 +21,8 @@ import common
 from common import log, table
 
 from sac.config import DEFAULT_K_VALUES, SacConfig
-from sac.evaluation import evaluate, summary_table
-from sac.retrieval import parse_methods
+from sac.evaluation.runs import evaluate, summary_table
+from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
 
 

@@ -33,9 +33,9 @@ import common
 from common import RssSampler, TimedEmbedder, log, median, table
 
 from sac.config import SacConfig
-from sac.embedding import make_embedder
-from sac.retrieval import parse_methods
-from sac.store import ADD_BATCH, embedding_text
+from sac.embedding.models import make_embedder
+from sac.index.store import ADD_BATCH, embedding_text
+from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
 
 
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_raw:
             result["raw"] = raw_rates(args, backends, timed, methods, chunks, summaries)
         if args.fresh:
-            for backend, wb in benches.items():
+            for wb in benches.values():
                 for m in methods:
                     wb.index(corpus, m).drop()
         result["builds"] = build_all(corpus, documents, methods, backends, benches, timed, sampler, result)

@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import common
-from common import DEMO, RESULTS, ROOT, log, machine, table, write_json
+from common import DEMO, RESULTS, log, machine, table, write_json
 
+from sac.chunking.merge import is_small
 from sac.config import DEFAULT_K_VALUES, SacConfig
-from sac.corpus import load_benchmark, load_pool
-from sac.evaluation import EvalResult, corpus_name, score_method
-from sac.retrieval import parse_methods
-from sac.smallchunks import is_small
+from sac.evaluation.runs import EvalResult, corpus_name, score_method
+from sac.ingest.benchmark import load_benchmark
+from sac.ingest.pools import load_pool
+from sac.retrieval.methods import parse_methods
 from sac.types import Dataset
 from sac.workbench import Workbench
 

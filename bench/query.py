@@ -25,7 +25,7 @@ import common
 from common import log, percentile, table
 
 from sac.config import SacConfig
-from sac.retrieval import parse_methods
+from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
 
 

@@ -42,7 +42,7 @@ SHOW_K = ("mean", 1, 8, 64)
 
 def mixed_strategies(wb: Any, documents: list[Any], distractors: list[Any]) -> list[str]:
     """Store ``<llm>.mix`` summaries: the LLM summary of each demo document, the built-in one of each distractor."""
-    from sac.summarizing import BuiltinSummarizer
+    from sac.summaries.builtin import BuiltinSummarizer
 
     names = []
     for llm in LLM:
@@ -59,8 +59,8 @@ def mixed_strategies(wb: Any, documents: list[Any], distractors: list[Any]) -> l
 
 
 def run(wb: Any, datasets: list[Any], methods: str, label: str) -> list[dict[str, Any]]:
-    from sac.evaluation import evaluate
-    from sac.retrieval import parse_methods
+    from sac.evaluation.runs import evaluate
+    from sac.retrieval.methods import parse_methods
 
     started = time.perf_counter()
     result = evaluate(wb, datasets, parse_methods(methods), benchmark="demo",
@@ -99,15 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(RESULTS / "summary_strategies"), help="results path without extension")
     args = parser.parse_args(argv)
 
-    from sac.cli import import_summary_sets
     from sac.config import SacConfig
-    from sac.corpus import load_benchmark, load_pool
-    from sac.summarizing import load_summary_set
+    from sac.ingest.benchmark import load_benchmark
+    from sac.ingest.pools import load_pool
+    from sac.summaries.sets import import_summary_sets, load_summary_set
     from sac.types import Dataset
     from sac.workbench import Workbench
 
     wb = Workbench(SacConfig(workspace=Path(args.workspace), embedder=args.embedder))
-    imported = import_summary_sets(wb, DEMO)
+    imported = import_summary_sets(wb.summary_store, DEMO)
     missing = [s for s in LLM if s not in imported]
     if missing:
         raise SystemExit(f"no shipped summary set for {missing} in {DEMO / 'summaries'}: run `python -m sac summarize` first")

@@ -11,20 +11,26 @@ import pandas as pd
 import streamlit as st
 
 import app_cache
-from sac import diagnostics, snapshot
-from sac.catalog import save_benchmark
-from sac.corpus import load_benchmark_zip, read_document_bytes, read_zip
 from sac.errors import CorpusError, SacError
-from sac.evaluation import corpus_name
-from sac.plots_map import document_risk_figure
-from sac.retrieval import BASE_METHODS, parse_method, parse_methods
-from sac.summarizing import OpenAISummarizer, estimate_run
+from sac.evaluation import diagnostics
+from sac.evaluation.runs import corpus_name
+from sac.index import snapshot
+from sac.ingest.archives import read_zip
+from sac.ingest.benchmark import load_benchmark_zip
+from sac.ingest.catalog import save_benchmark
+from sac.ingest.readers import read_document_bytes
+from sac.protocols import Summarizer
+from sac.render.map import document_risk_figure
+from sac.retrieval.methods import BASE_METHODS, parse_method, parse_methods
+from sac.summaries.llm import LLM_STRATEGIES
+from sac.summaries.registry import llm_summarizer
+from sac.summaries.runs import estimate_run
 from sac.types import Document
 
 st.set_page_config(page_title="Corpus · SAC Workbench", page_icon="📄", layout="wide")
 
 UPLOAD_TYPES = ["txt", "md", "pdf", "docx", "html", "htm", "zip"]
-LLM_STRATEGIES = ("generic-llm", "expert-llm")
+LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())
 
 
 def settings_ui() -> dict[str, Any]:
@@ -45,7 +51,7 @@ def settings_ui() -> dict[str, Any]:
                          "OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).")
     llm: dict[str, Any] | None = None
     # LLM methods build from summaries in the store (a shipped set, an earlier run) or from the endpoint below.
-    options = [*BASE_METHODS, *(f"sac-{s}" for s in LLM_STRATEGIES)]
+    options = [*BASE_METHODS, *(f"sac-{s}" for s in LLM_METHOD_STRATEGIES)]
     if kind != "built-in":
         cols = st.columns(3)
         llm = {
@@ -56,7 +62,7 @@ def settings_ui() -> dict[str, Any]:
             "api_key": cols[2].text_input("API key", "", type="password", key="corpus_llm_key").strip() or None,
         }
     methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
-        [f"sac-{s}" for s in LLM_STRATEGIES] if llm else []), key="corpus_methods")
+        [f"sac-{s}" for s in LLM_METHOD_STRATEGIES] if llm else []), key="corpus_methods")
     return {"llm": llm, "methods": methods}
 
 
@@ -85,13 +91,12 @@ def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tupl
     return documents, benchmarks
 
 
-def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> list[OpenAISummarizer]:
+def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> list[Summarizer]:
     """One summarizer per LLM method chosen (``sac-generic-llm``, ``sac-expert-llm``); none without an endpoint."""
     if not llm:
         return []
-    return [OpenAISummarizer(s, model=llm["model"], base_url=llm["base_url"], api_key=llm["api_key"],
-                             target_chars=wb.config.summary_chars)
-            for s in LLM_STRATEGIES if f"sac-{s}" in methods]
+    return [llm_summarizer(wb.config, s, model=llm["model"], base_url=llm["base_url"], api_key=llm["api_key"])
+            for s in LLM_METHOD_STRATEGIES if f"sac-{s}" in methods]
 
 
 def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], llm: dict[str, Any] | None,
@@ -208,7 +213,8 @@ with cols[0]:
         try:
             ahead = estimate_run(list(data.documents), llm_summarizers(wb, choice["llm"], choice["methods"]),
                                  wb.summary_store)
-            st.caption(ahead.describe().replace("\n", " · ") if ahead.strategies else "Add sac-generic-llm or sac-expert-llm to the methods to build to summarise with this endpoint.")
+            st.caption(ahead.describe().replace("\n", " · ") if ahead.strategies
+                       else "Add sac-generic-llm or sac-expert-llm to the methods to build to summarise with this endpoint.")
         except SacError as err:
             st.error(str(err))
     if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=not choice["methods"],

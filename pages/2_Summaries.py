@@ -11,15 +11,18 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError, SummarizerError
-from sac.retrieval import parse_method
-from sac.summarizing import BuiltinSummarizer, OpenAISummarizer, default_prompt
-from sac.summary_edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
+from sac.retrieval.methods import parse_method
+from sac.summaries.builtin import BuiltinSummarizer
+from sac.summaries.edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
+from sac.summaries.llm import LLM_STRATEGIES
+from sac.summaries.prompts import default_prompt
+from sac.summaries.registry import llm_summarizer
 from sac.types import text_hash
 
 st.set_page_config(page_title="Summaries · SAC Workbench", page_icon="📝", layout="wide")
 
 BUILTIN = ("generic", "expert")
-LLM = ("generic-llm", "expert-llm")
+LLM = tuple(LLM_STRATEGIES.values())
 
 
 def summarizer_ui(strategy: str, target: int) -> Any:
@@ -35,8 +38,8 @@ def summarizer_ui(strategy: str, target: int) -> Any:
     prompt = st.text_area("Prompt ({max_chars} and {document} are filled in)", default_prompt(strategy), height=220,
                           key=f"sum_prompt_{strategy}")
     llm_strategy = strategy if strategy not in BUILTIN else f"{strategy}-llm"
-    return OpenAISummarizer(llm_strategy, model=model, base_url=base_url, api_key=api_key, prompt=prompt,
-                            target_chars=target)
+    return llm_summarizer(app_cache.workbench().config, llm_strategy, model=model, base_url=base_url, api_key=api_key, prompt=prompt,
+                          target_chars=target)
 
 
 st.title("Summaries")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 import app_cache
-from sac import diagnostics, snapshot
-from sac.compare import Comparison, compare_methods, document_diffs, document_title, metrics_frame
 from sac.errors import SacError
-from sac.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.retrieval import BASE_METHODS, parse_method, suggested_methods
+from sac.evaluation import diagnostics
+from sac.evaluation.compare import Comparison, compare_methods, document_diffs, document_title, metrics_frame
+from sac.index import snapshot
+from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
+from sac.retrieval.methods import BASE_METHODS, parse_method, suggested_methods
 
 st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
 

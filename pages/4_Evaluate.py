@@ -9,13 +9,17 @@ from pathlib import Path
 import streamlit as st
 
 import app_cache
-from sac import catalog, diagnostics, plots
-from sac.cli import import_summary_sets
 from sac.config import DEFAULT_K_VALUES
-from sac.corpus import load_benchmark, load_pool
 from sac.errors import ConfigError, SacError
-from sac.evaluation import compare_runs, evaluate, query_diff, save_run, summary_table
-from sac.retrieval import BASE_METHODS, parse_methods, suggested_methods
+from sac.evaluation import diagnostics
+from sac.evaluation.runs import compare_runs, evaluate, query_diff, save_run, summary_table
+from sac.evaluation.uncertainty import format_interval, interval_table
+from sac.ingest import catalog
+from sac.ingest.benchmark import load_benchmark
+from sac.ingest.pools import load_pool
+from sac.render import plots
+from sac.retrieval.methods import BASE_METHODS, parse_methods, suggested_methods
+from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset
 
 st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
@@ -78,7 +82,7 @@ if submitted:
             raise ConfigError("Choose at least one dataset.")
         started = time.perf_counter()
         loaded = load_benchmark(benchmarks[bench], datasets)
-        import_summary_sets(wb, benchmarks[bench])
+        import_summary_sets(wb.summary_store, benchmarks[bench])
         pool_paths = [Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip()]
         if pool_paths:
             pool = load_pool(pool_paths, exclude=[d for ds in loaded for d in ds.documents])
@@ -96,6 +100,21 @@ if submitted:
         st.rerun()
     except SacError as err:
         st.error(str(err))
+
+def uncertainty_ui(run_dir: Path, methods: list[str]) -> None:
+    """95 % bootstrap intervals and paired differences to a reference method, mean over k."""
+    st.markdown("**How sure are these figures?** 95 % bootstrap intervals over the questions (mean over k). "
+                "A difference whose interval includes 0 is within noise, not a win.")
+    reference = st.selectbox("Reference method for paired differences", methods, key="eval_reference",
+                             index=methods.index("baseline") if "baseline" in methods else 0)
+    intervals, diff = app_cache.run_uncertainty(run_dir, reference if len(methods) > 1 else None)
+    st.dataframe(interval_table(intervals, "mean"), key="eval_intervals")
+    if diff is not None and len(diff):
+        shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
+                                        for r in diff.itertuples()])
+        shown = shown[["dataset", "method_b", "metric", "difference", "verdict"]].rename(columns={"method_b": "method"})
+        st.dataframe(shown, hide_index=True, key="eval_paired")
+
 
 runs = ws.list_runs()
 if not runs:
@@ -129,6 +148,7 @@ right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_
 
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
 st.dataframe(summary_table(frame), key="eval_summary")
+uncertainty_ui(ws.run_dir(run_id), sorted(set(frame["method"])))
 with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
 cols = st.columns(2)

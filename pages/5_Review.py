@@ -8,12 +8,9 @@ from pathlib import Path
 import streamlit as st
 
 import app_cache
-from sac import plots
-from sac.compare import compare_methods, document_title
 from sac.errors import SacError
-from sac.highlight import Mark, render_hit, render_labelled, render_text
-from sac.retrieval import BASE_METHODS
-from sac.review import (
+from sac.evaluation.compare import compare_methods, document_title
+from sac.evaluation.review import (
     LABELS,
     ChunkLabel,
     ReviewStore,
@@ -25,6 +22,9 @@ from sac.review import (
     make_gold_span,
     run_hits,
 )
+from sac.render import plots
+from sac.render.highlight import Mark, render_hit, render_labelled, render_text
+from sac.retrieval.methods import BASE_METHODS
 from sac.types import text_hash
 
 st.set_page_config(page_title="Review · SAC Workbench", page_icon="✅", layout="wide")
@@ -199,7 +199,7 @@ if options:
 new_gold = store.gold(corpus=corpus)
 if new_gold:
     st.caption(f"New ground truth for {corpus}: {len(new_gold)} span(s).")
-    for i, g in enumerate(new_gold):
+    for g in new_gold:
         st.markdown(render_labelled(f"{g.query} → {g.doc_id} [{g.start}, {g.end}):", g.answer), unsafe_allow_html=True)
     drop = st.selectbox("Remove a span", [None, *range(len(new_gold))], key="rev_gt_drop",
                         format_func=lambda i: "—" if i is None else f"{new_gold[i].doc_id} [{new_gold[i].start}, {new_gold[i].end})")

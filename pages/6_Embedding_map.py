@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 import app_cache
-from sac import diagnostics, snapshot
-from sac.compare import document_title
 from sac.errors import SacError
-from sac.plots_map import embedding_map_figure
-from sac.retrieval import check_query, parse_method
+from sac.evaluation import diagnostics
+from sac.evaluation.compare import document_title
+from sac.index import snapshot
+from sac.render.map import embedding_map_figure
+from sac.retrieval.methods import check_query, parse_method
 
 st.set_page_config(page_title="Embedding map · SAC Workbench", page_icon="🗺️", layout="wide")
 st.title("Embedding map")

@@ -9,6 +9,7 @@ Examples:
       --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 --concurrency 1 \\
       --context-chars 4000 --out 'data/demo/summaries/{strategy}.json'
   python -m sac query "What is the governing law?" --benchmark data/demo --dataset cuad --k 8
+  python -m sac benchmark build all --out bench/.workspace/full --titles both
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
 """
@@ -25,10 +26,12 @@ from typing import Any
 
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError, SacError
-from sac.retrieval import BASE_METHODS, check_k, check_query, parse_methods
+from sac.retrieval.methods import BASE_METHODS, check_k, check_query, parse_methods
+from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset, Document
 
 DEFAULT_BENCHMARK = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEFAULT_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sources"
 
 
 class _Progress:
@@ -78,30 +81,17 @@ def _workbench(args: argparse.Namespace) -> Any:
 
 
 def _datasets(wb: Any, args: argparse.Namespace) -> list[Dataset]:
-    from sac.corpus import load_benchmark, load_pool
+    from sac.ingest.benchmark import load_benchmark
+    from sac.ingest.pools import load_pool
 
     names = [d.strip() for d in args.datasets.split(",")] if getattr(args, "datasets", None) else None
     datasets = load_benchmark(Path(args.benchmark), names)
-    import_summary_sets(wb, Path(args.benchmark))
+    import_summary_sets(wb.summary_store, Path(args.benchmark))
     pool_args = getattr(args, "pool", None)
     if pool_args:
         pool = load_pool([Path(p) for p in pool_args], exclude=[d for ds in datasets for d in ds.documents])
         datasets = [Dataset(ds.name, ds.documents, ds.queries, tuple(pool)) for ds in datasets]
     return datasets
-
-
-def import_summary_sets(wb: Any, benchmark_dir: Path) -> list[str]:
-    """Load the summary sets shipped with a benchmark (``<dir>/summaries/*.json``) into the store."""
-    from sac.summarizing import load_summary_set
-
-    strategies = []
-    folder = benchmark_dir / "summaries"
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.json")):
-            summary_set = load_summary_set(path)
-            wb.summary_store.import_set(summary_set)
-            strategies.append(summary_set.strategy)
-    return strategies
 
 
 def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Document]]:
@@ -113,19 +103,22 @@ def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Docu
         raise ConfigError(
             f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus"
         )
-    from sac.evaluation import corpus_name
+    from sac.evaluation.runs import corpus_name
 
     return corpus_name(Path(args.benchmark).name, datasets[0]), list(datasets[0].all_documents)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from sac.evaluation import evaluate, save_run, summary_table
-
+    from sac.evaluation.runs import evaluate, save_run, summary_table
     from sac.workspace import safe_name
 
     safe_name(args.label, "run label")  # a bad label fails now, not after the evaluation
     wb = _workbench(args)
     methods = parse_methods(args.methods)
+    names = [m.name for m in methods]
+    reference = args.reference or ("baseline" if "baseline" in names else None)
+    if reference is not None and reference not in names:
+        raise ConfigError(f"--reference {reference!r} is not among the evaluated methods {names}")
     ks = _ints(args.k)
     started = time.perf_counter()
     datasets = _datasets(wb, args)
@@ -144,8 +137,46 @@ def cmd_eval(args: argparse.Namespace) -> int:
         frame.to_csv(args.out, index=False)
     show_ks = ["mean", *[k for k in (1, 8, 64) if k in ks]]
     print(summary_table(frame, show_ks).to_string())
+    _print_uncertainty(run_dir, reference, [m.name for m in methods])
     print(f"\ntimings (s): {json.dumps(result.timings)}")
     print(f"run saved: {run_dir}")
+    return 0
+
+
+def _print_uncertainty(run_dir: Path, reference: str | None, methods: Sequence[str]) -> None:
+    """Mean over k with 95 % bootstrap intervals; with a reference, paired differences to it."""
+    from sac.evaluation.runs import load_intervals, load_per_query
+    from sac.evaluation.uncertainty import compare_to_reference, format_interval, interval_table
+
+    print("\nmean over k, 95 % bootstrap interval over questions:")
+    print(interval_table(load_intervals(run_dir), "mean").to_string())
+    if reference and len(methods) > 1:
+        diff = compare_to_reference(load_per_query(run_dir), reference)
+        diff["difference"] = [format_interval(r.estimate, r.low, r.high, difference=True) for r in diff.itertuples()]
+        print(f"\npaired difference to {reference} (same questions; mean over k):")
+        print(diff[["dataset", "method_b", "metric", "difference", "verdict"]]
+              .rename(columns={"method_b": "method"}).to_string(index=False))
+
+
+def cmd_benchmark_build(args: argparse.Namespace) -> int:
+    """Rebuild full-size LegalBench-RAG-style benchmarks from the source datasets (deterministic)."""
+    from sac.ingest.builders import BUILDERS, TITLE_STYLES
+
+    names = list(BUILDERS) if args.dataset == "all" else [args.dataset]
+    styles = list(TITLE_STYLES) if args.titles == "both" else [args.titles]
+    out = Path(args.out)
+    reports = {}
+    for style in styles:
+        target = out / style if len(styles) > 1 else out
+        for name in names:
+            options: dict[str, Any] = {"titles": style, "limit": args.limit}
+            if name == "cuad":
+                options["keep_partial"] = args.keep_partial
+            report = BUILDERS[name](Path(args.sources), target, **options)
+            reports[f"{style}/{name}"] = report.as_dict()
+            print(f"{target}: {name}-dev {report.questions['dev']} questions on {report.documents['dev']} documents, "
+                  f"{name}-test {report.questions['test']} on {report.documents['test']}", file=sys.stderr)
+    print(json.dumps(reports, indent=1, sort_keys=True))
     return 0
 
 
@@ -154,7 +185,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     methods = parse_methods(args.methods)
     targets: list[tuple[str, list[Document]]] = []
     if args.docs:
-        from sac.corpus import read_folder, read_path
+        from sac.ingest.readers import read_folder, read_path
 
         docs: list[Document] = []
         for raw in args.docs:
@@ -172,7 +203,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     elif args.corpus:
         targets.append((args.corpus, wb.workspace.load_corpus(args.corpus)))
     else:
-        from sac.evaluation import corpus_name
+        from sac.evaluation.runs import corpus_name
 
         for ds in _datasets(wb, args):
             targets.append((corpus_name(Path(args.benchmark).name, ds), list(ds.all_documents)))
@@ -252,13 +283,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     import statistics
     import threading
 
-    from sac.summarizing import (
-        OpenAISummarizer,
-        estimate_run,
-        is_local_url,
-        make_summarizer,
-        summarize_strategies,
-    )
+    from sac.summaries.llm import OpenAISummarizer, is_local_url
+    from sac.summaries.registry import make_summarizer
+    from sac.summaries.runs import estimate_run, summarize_strategies
 
     wb = _workbench(args)
     source, documents = _summary_documents(wb, args)
@@ -328,16 +355,16 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     if paths:
         log = _read_log(log_path)
         for summarizer in summarizers:
-            summaries = [results[summarizer.strategy][d.doc_id] for d in documents]
+            made_summaries = [results[summarizer.strategy][d.doc_id] for d in documents]
             details: dict[str, dict[str, Any]] = {}
             for entry in log:  # the latest entry of each summary wins
                 if (entry.get("strategy"), entry.get("model"), entry.get("prompt_hash"), entry.get("target_chars")) == (
                     summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars
                 ):
                     details[entry["doc_hash"]] = {k: entry[k] for k in ("attempts", "seconds") if k in entry}
-            wanted = {s.doc_hash for s in summaries}
+            wanted = {s.doc_hash for s in made_summaries}
             details = {k: v for k, v in details.items() if k in wanted}
-            _write_set(paths[summarizer.strategy], summarizer, summaries, details, source, args)
+            _write_set(paths[summarizer.strategy], summarizer, made_summaries, details, source, args)
     return 0
 
 
@@ -349,7 +376,9 @@ def _write_set(
     import statistics
     from collections import Counter
 
-    from sac.summarizing import SLACK_CHARS, max_output_tokens, save_summary_set
+    from sac.summaries.llm import max_output_tokens
+    from sac.summaries.prompts import SLACK_CHARS
+    from sac.summaries.sets import save_summary_set
 
     meta: dict[str, Any] = {"summarizer": summarizer.name, "source": source, "documents": len(summaries)}
     if hasattr(summarizer, "base_url"):
@@ -393,7 +422,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from sac.evaluation import compare_runs, load_metrics, summary_table
+    from sac.evaluation.runs import compare_runs, load_metrics, summary_table
     from sac.workspace import Workspace
 
     ws = Workspace(_config(args).workspace)
@@ -442,7 +471,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", default=",".join(map(str, DEFAULT_K_VALUES)))
     p.add_argument("--label", default="eval", help="name part of the run folder")
     p.add_argument("--out", help="also write metrics.csv here")
+    p.add_argument("--reference", help="print each method's paired difference to this method, with its 95 %% "
+                   "interval (default: baseline, when evaluated)")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("benchmark", help="build full-size benchmarks from the source datasets")
+    bench_sub = p.add_subparsers(dest="benchmark_command", required=True)
+    p = bench_sub.add_parser(
+        "build", help="cuad-full / contractnli-full with dev and test splits, LegalBench-RAG's construction",
+        description="Write OUT/corpus/<dataset>-{dev,test}/ and OUT/benchmarks/<dataset>-{dev,test}.json: one "
+        "question per (contract, answered CUAD clause category) or (NDA, ContractNLI hypothesis with evidence); "
+        "documents split in halves by a hash of their text. With --titles both, OUT/firstpage and OUT/filename.",
+    )
+    p.add_argument("dataset", choices=["cuad", "contractnli", "all"])
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--sources", default=str(DEFAULT_SOURCES), help="the source datasets (default ../shared/data/sources)")
+    p.add_argument("--titles", choices=["firstpage", "filename", "both"], default="both",
+                   help="how a question names its document: as its first page does, or as its file name does")
+    p.add_argument("--limit", type=int, help="only the first N documents (by text hash): a small subset")
+    p.add_argument("--keep-partial", action="store_true",
+                   help="cuad: keep a question when some of its quotes are missing or repeated (LegalBench-RAG drops it)")
+    p.set_defaults(func=cmd_benchmark_build)
 
     p = sub.add_parser("ingest", parents=[common, source], help="build or update indexes")
     p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)

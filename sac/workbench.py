@@ -5,20 +5,24 @@ The CLI, the app and the benchmarks all go through ``Workbench``, so they share 
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from sac import method_options, snapshot
-from sac.chunking import chunk_document
+from sac.chunking.split import chunk_document
 from sac.config import SacConfig
-from sac.embedding import make_embedder
+from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
-from sac.retrieval import Method, check_k, check_query
-from sac.store import Index, IndexKey, SyncReport, list_indexes, make_client
-from sac.summarizing import SummaryStore, make_summarizer, summarize_corpus
+from sac.index import snapshot
+from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
+from sac.retrieval import options as method_options
+from sac.retrieval.methods import Method, check_k, check_query
+from sac.summaries.registry import make_summarizer
+from sac.summaries.runs import summarize_corpus
+from sac.summaries.store import SummaryStore
 from sac.types import Chunk, Document, Hit, Summary
 from sac.workspace import Workspace
 
@@ -34,6 +38,7 @@ class Workbench:
         self.workspace = Workspace(config.workspace)
         self.summary_store = SummaryStore(self.workspace.summaries_dir)
         self._embedder = embedder
+        self._embedder_injected = embedder is not None  # a caller's own embedder names its indexes
         self._client = client
         self._lock = threading.Lock()
         self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
@@ -94,11 +99,10 @@ class Workbench:
 
     @property
     def embedder_name(self) -> str:
-        if self._embedder is not None:
+        """The index-key name of the configured embedder: the same before and after the model loads."""
+        if self._embedder is not None and self._embedder_injected:
             return str(self._embedder.name)
-        # Avoid loading a model just to name it.
-        return {"minilm": "all-MiniLM-L6-v2", "minilm-onnx": "all-MiniLM-L6-v2",
-                "minilm-onnx-int8": "all-MiniLM-L6-v2-int8"}.get(self.config.embedder, self.config.embedder)
+        return embedder_name(self.config.embedder)
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
@@ -121,7 +125,7 @@ class Workbench:
                 label = f"summarizing ({summarizer.strategy})"
                 try:
                     self.summaries(documents, summarizer.strategy, summarizer=summarizer,
-                                   progress=(lambda _s, d, t, label=label: relay(label, d, t)) if relay else None)
+                                   progress=functools.partial(_relay_as, relay, label) if relay else None)
                 except Exception as err:  # reported after the other indexes are built
                     errors.append(err)
 
@@ -216,3 +220,8 @@ class _Relay:
             waiting, self._pending = self._pending, {}
         for stage, (done, total) in waiting.items():
             self._progress(stage, done, total)
+
+
+def _relay_as(relay: _Relay, label: str, _stage: str, done: int, total: int) -> None:
+    """Report a summarizing run's progress under ``label`` (its own stage name is per strategy)."""
+    relay(label, done, total)

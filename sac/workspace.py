@@ -19,7 +19,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +46,21 @@ def atomic_write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def atomic_write_json(path: Path, data: Any) -> None:
+    """``atomic_write_text`` of ``data`` as JSON (UTF-8, not ASCII-escaped, one-space indent)."""
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+
+
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Workspace:
@@ -125,7 +132,7 @@ class Workspace:
 
     # -- runs ---------------------------------------------------------------------------
     def new_run_dir(self, label: str = "eval") -> Path:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         base = f"{stamp}-{safe_name(label, 'run label')}"
         for i in range(1000):
             path = self.runs_dir / (base if i == 0 else f"{base}-{i}")

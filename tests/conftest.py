@@ -31,14 +31,14 @@ def env_setup(monkeypatch, tmp_path):
 @pytest.fixture(scope="session")
 def embedder():
     """The real packaged all-MiniLM-L6-v2, loaded once."""
-    from sac.embedding import SentenceTransformerEmbedder
+    from sac.embedding.models import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
 
 
 @pytest.fixture(scope="session")
 def demo_datasets():
-    from sac.corpus import load_benchmark
+    from sac.ingest.benchmark import load_benchmark
 
     return {d.name: d for d in load_benchmark(DEMO)}
 

@@ -24,6 +24,7 @@ import socket
 import sys
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+
+EMBED_DIM = 64
+
+
+def trigram_vector(text: str) -> list[float]:
+    """A deterministic stand-in embedding: hashed character trigrams (texts that share words point alike)."""
+    vec = [0.0] * EMBED_DIM
+    lowered = text.lower()
+    for j in range(len(lowered) - 2):
+        vec[zlib.crc32(lowered[j : j + 3].encode("utf-8")) % EMBED_DIM] += 1.0
+    return vec
+
 class OpenAIStub:
     """A scripted OpenAI-compatible chat-completions server on 127.0.0.1; use as a context manager."""
 
@@ -103,6 +116,7 @@ class OpenAIStub:
         self._queue: deque[Behaviour] = deque(behaviours)
         self._lock = threading.Lock()
         self._in_flight = 0
+        self.embedding_requests: list[dict[str, Any]] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -151,6 +165,9 @@ class OpenAIStub:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if self.path.rstrip("/") == "/v1/embeddings":
+                    self._embeddings(json.loads(raw or b"{}"))
+                    return
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._not_found()
                     return
@@ -186,6 +203,15 @@ class OpenAIStub:
                         with stub._lock:
                             stub._in_flight -= 1
                             stub._serving -= 1
+
+            def _embeddings(self, body: dict[str, Any]) -> None:
+                texts = body.get("input") or []
+                texts = [texts] if isinstance(texts, str) else texts
+                with stub._lock:
+                    stub.embedding_requests.append(body)
+                data = [{"object": "embedding", "index": i, "embedding": trigram_vector(t)} for i, t in enumerate(texts)]
+                self._json(200, {"object": "list", "data": data, "model": body.get("model", stub.model),
+                                 "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
             def _not_found(self) -> None:
                 error = {"message": f"Unknown path {self.path}", "type": "invalid_request_error", "code": None}

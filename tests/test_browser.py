@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sac.corpus import load_benchmark
+from sac.ingest.benchmark import load_benchmark
 
 pytestmark = pytest.mark.browser
 

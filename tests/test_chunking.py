@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sac.chunking import DEFAULT_SEPARATORS, chunk_document, split_spans
-from sac.corpus import load_benchmark
+from sac.chunking.split import DEFAULT_SEPARATORS, chunk_document, split_spans
 from sac.errors import ConfigError
+from sac.ingest.benchmark import load_benchmark
 from sac.types import Document
 
 DEMO = Path(__file__).parents[1] / "data" / "demo"
@@ -32,7 +32,7 @@ def assert_tiles(text: str, spans: list[tuple[int, int]], size: int) -> None:
         assert spans == []
         return
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
-    for (s1, e1), (s2, _) in pairwise(spans):
+    for (_, e1), (s2, _) in pairwise(spans):
         assert e1 == s2
     assert all(0 < e - s <= size for s, e in spans)
     assert "".join(text[s:e] for s, e in spans) == text

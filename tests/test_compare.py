@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sac.catalog import find_corpus, list_corpora, load_dataset, save_benchmark
-from sac.compare import compare_methods, document_diffs, metrics_frame, nearest_neighbours
-from sac.corpus import load_benchmark
 from sac.errors import ConfigError
-from sac.plots import drm_per_dataset, metric_vs_k, precision_recall_vs_k, precision_vs_recall, results_table
+from sac.evaluation.compare import compare_methods, document_diffs, metrics_frame, nearest_neighbours
+from sac.ingest.benchmark import load_benchmark
+from sac.ingest.catalog import find_corpus, list_corpora, load_dataset, save_benchmark
+from sac.render.plots import drm_per_dataset, metric_vs_k, precision_recall_vs_k, precision_vs_recall, results_table
 from sac.types import Chunk, Hit, Span
 from sac.workspace import Workspace
 

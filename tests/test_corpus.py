@@ -20,18 +20,11 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
-from sac.corpus import (
-    SUPPORTED_SUFFIXES,
-    load_benchmark,
-    load_benchmark_zip,
-    load_pool,
-    merge_documents,
-    read_document_bytes,
-    read_folder,
-    read_path,
-    read_zip,
-)
 from sac.errors import CorpusError
+from sac.ingest.archives import read_zip
+from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
+from sac.ingest.pools import load_pool
+from sac.ingest.readers import SUPPORTED_SUFFIXES, merge_documents, read_document_bytes, read_folder, read_path
 from sac.types import Document
 
 DEMO = Path(__file__).parents[1] / "data" / "demo"

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from sac.config import DEFAULT_K_VALUES
-from sac.evaluation import EvalResult, evaluate, save_run, score_method, summary_table
-from sac.retrieval import parse_methods
+from sac.evaluation.runs import EvalResult, evaluate, save_run, score_method, summary_table
+from sac.retrieval.methods import parse_methods
 from sac.types import Chunk, Hit
 from sac.workbench import Workbench
 
@@ -91,7 +92,16 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path):
     assert set(frame["k"].astype(str)) == {"1", "8", "mean"}
     runs = list((tmp_path / "ws" / "runs").iterdir())
     assert len(runs) == 1
-    assert {p.name for p in runs[0].iterdir()} == {"config.json", "metrics.csv", "per_query.csv", "retrieved.jsonl"}
+    assert {p.name for p in runs[0].iterdir()} == {
+        "config.json", "metrics.csv", "per_query.csv", "intervals.csv", "retrieved.jsonl"}
+    # Every figure of metrics.csv has its 95 % interval, which holds the figure; the paired difference is printed.
+    intervals = pd.read_csv(runs[0] / "intervals.csv", dtype={"k": str}).set_index(["method", "k", "metric"])
+    for row in frame.itertuples():
+        for metric in ("precision", "recall", "drm"):
+            est, low, high = intervals.loc[(row.method, str(row.k), metric), ["estimate", "low", "high"]]
+            assert est == pytest.approx(getattr(row, metric)) and low <= est <= high
+    assert "95 % bootstrap interval" in proc.stdout and "paired difference to baseline" in proc.stdout
+    assert any(v in proc.stdout for v in ("better", "worse", "within noise"))
     listed = subprocess.run(
         [sys.executable, "-m", "sac", "runs", "list", "--workspace", str(tmp_path / "ws")],
         cwd=ROOT, capture_output=True, text=True, timeout=120,

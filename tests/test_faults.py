@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sac.chunking import chunk_document
+from sac.chunking.split import chunk_document
 from sac.cli import main
 from sac.config import SacConfig
 from sac.errors import StoreError, SummarizerError
-from sac.retrieval import parse_methods
-from sac.store import Index
-from sac.summarizing import OpenAISummarizer
+from sac.index.store import Index
+from sac.retrieval.methods import parse_methods
+from sac.summaries.llm import OpenAISummarizer
 from sac.workbench import Workbench
 from tests.openai_stub import Answer, Drop, OpenAIStub
 
@@ -178,9 +178,9 @@ class ChromaServer:
             try:
                 with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2):
                     return
-            except OSError:
+            except OSError as err:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise RuntimeError(f"chroma run did not start: {(self.path / 'server.log').read_text()}")
+                    raise RuntimeError(f"chroma run did not start: {(self.path / 'server.log').read_text()}") from err
                 time.sleep(0.2)
 
     def stop(self) -> None:
@@ -226,7 +226,7 @@ class StopServerOnBatch:
 
 
 def test_chroma_server_stopped_mid_build_then_restarted(tmp_path, server, memo, docs, monkeypatch):
-    monkeypatch.setattr("sac.store.ADD_BATCH", 40)  # 156 chunks -> 4 writes
+    monkeypatch.setattr("sac.index.store.ADD_BATCH", 40)  # 156 chunks -> 4 writes
     total = sum(len(chunk_document(d)) for d in docs)
     config = SacConfig(workspace=tmp_path / "workspace", chroma_url=server.url)
     stopper = StopServerOnBatch(memo, server, n=2, batch=40)

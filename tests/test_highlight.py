@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sac.highlight import Mark, context_window, escape, gold_marks, render_context, render_hit, render_text
+from sac.render.highlight import Mark, context_window, escape, gold_marks, render_context, render_hit, render_text
 from sac.types import Span
 
 EVIL = (

@@ -16,12 +16,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sac.chunking import chunk_document
+from sac.chunking.split import chunk_document
 from sac.cli import main
 from sac.config import SacConfig
 from sac.errors import ConfigError, QueryError
-from sac.evaluation import corpus_name
-from sac.retrieval import MAX_K, MAX_QUERY_CHARS, parse_methods
+from sac.evaluation.runs import corpus_name
+from sac.retrieval.methods import MAX_K, MAX_QUERY_CHARS, parse_methods
 from sac.types import Document
 from sac.workbench import Workbench
 from sac.workspace import Workspace

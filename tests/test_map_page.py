@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sac import diagnostics, snapshot
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
-from sac.evaluation import evaluate, save_run
-from sac.plots_map import embedding_map_figure, hover_text
-from sac.retrieval import parse_method, parse_methods
+from sac.evaluation import diagnostics
+from sac.evaluation.runs import evaluate, save_run
+from sac.index import snapshot
+from sac.render.map import embedding_map_figure, hover_text
+from sac.retrieval.methods import parse_method, parse_methods
 from sac.types import Chunk, Hit, Span
 from sac.workbench import Workbench
 

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sac.metrics import (
+from sac.evaluation.metrics import (
     aggregate,
     char_overlap,
     document_retrieval_mismatch,

@@ -14,11 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sac.chunking import chunk_document
+from sac.chunking.split import chunk_document
 from sac.config import SacConfig
-
-
-from sac.onnx_embedding import OnnxMiniLMEmbedder
+from sac.embedding.onnx import OnnxMiniLMEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -146,7 +144,7 @@ def test_cached_export_is_reused(onnx_fp32, onnx_int8):
 
 
 def test_registry_builds_onnx_embedders_from_the_workspace(workspace, onnx_fp32, onnx_int8):
-    from sac.embedding import make_embedder
+    from sac.embedding.models import make_embedder
     from sac.workbench import Workbench
 
     for name, built in (("minilm-onnx", onnx_fp32), ("minilm-onnx-int8", onnx_int8)):
@@ -160,7 +158,7 @@ def test_registry_builds_onnx_embedders_from_the_workspace(workspace, onnx_fp32,
 def test_two_processes_export_once_without_corruption(tmp_path):
     """Two processes start on an empty cache together: both get a working model, one file results."""
     code = (
-        "import sys; from pathlib import Path; from sac.onnx_embedding import OnnxMiniLMEmbedder;"
+        "import sys; from pathlib import Path; from sac.embedding.onnx import OnnxMiniLMEmbedder;"
         "e = OnnxMiniLMEmbedder(Path(sys.argv[1])); v = e.embed_query('governing law');"
         "print(int(e.exported), round(float(v @ v), 4))"
     )

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sac.evaluation import load_metrics
-from sac.review import ReviewStore
-from sac.store import list_indexes
+from sac.evaluation.review import ReviewStore
+from sac.evaluation.runs import load_metrics
+from sac.index.store import list_indexes
 from sac.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy
     assert any("Saved version 2" in s.value and "Re-embedded" in s.value for s in at.success)
     report = _frame(at, "chunks re-embedded").iloc[0]
     doc = next(d for d in _demo_docs() if d.doc_id == doc_id)
-    from sac.chunking import chunk_document
+    from sac.chunking.split import chunk_document
 
     assert report["chunks re-embedded"] == len(chunk_document(doc)) and report["documents changed"] == 1
     assert report["chunks kept"] == sum(len(chunk_document(d)) for d in _demo_docs()) - len(chunk_document(doc))
@@ -185,7 +185,7 @@ def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy
 
 
 def _demo_docs():
-    from sac.corpus import load_benchmark
+    from sac.ingest.benchmark import load_benchmark
 
     return load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents
 
@@ -358,7 +358,8 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
 
 def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy):
     """The OpenAI-compatible path of the Corpus page against the loopback OpenAI-protocol stand-in."""
-    from sac.summarizing import OpenAISummarizer, SummaryStore
+    from sac.summaries.llm import OpenAISummarizer
+    from sac.summaries.store import SummaryStore
     from tests.openai_stub import OpenAIStub
 
     nda = (ROOT / "data" / "demo" / "corpus" / "contractnli" / "NDA_ResConnect.txt").read_bytes()

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sac.corpus import load_benchmark
 from sac.errors import ConfigError
-from sac.review import (
+from sac.evaluation.review import (
     LABELS,
     ChunkLabel,
     ReviewStore,
@@ -22,6 +21,7 @@ from sac.review import (
     labels_csv,
     make_gold_span,
 )
+from sac.ingest.benchmark import load_benchmark
 from sac.workspace import Workspace
 
 

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from sac.catalog import save_benchmark
 from sac.config import SacConfig
-from sac.corpus import read_document_bytes
 from sac.errors import ConfigError, CorpusError, SummarizerError
-from sac.retrieval import parse_methods
-from sac.summarizing import OpenAISummarizer
+from sac.ingest.catalog import save_benchmark
+from sac.ingest.readers import read_document_bytes
+from sac.retrieval.methods import parse_methods
+from sac.summaries.llm import OpenAISummarizer
 from sac.types import Dataset, Document
 from sac.workbench import Workbench
 from sac.workspace import Workspace

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sac.chunking import chunk_document
-from sac.retrieval import parse_method
-from sac.store import Index, IndexKey
+from sac.chunking.split import chunk_document
+from sac.index.store import Index, IndexKey
+from sac.retrieval.methods import parse_method
 from sac.workbench import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,7 +164,7 @@ def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store
 
 
 def _client(config):
-    from sac.store import make_client
+    from sac.index.store import make_client
 
     return make_client(config)
 

@@ -19,38 +19,37 @@ import pytest
 from sac.config import SacConfig
 from sac.errors import ConfigError, CorpusError, MissingCredentialsError, SummarizerError
 from sac.protocols import Summarizer
-from sac.summarizing import (
-    EXPERT_PROMPT,
-    GENERIC_PROMPT,
+from sac.summaries.builtin import BuiltinSummarizer
+from sac.summaries.facts import extract_facts
+from sac.summaries.llm import (
     LOCAL_TIMEOUT_S,
-    SHORTEN_PROMPT,
-    SUMMARIZERS,
-    SYSTEM_PROMPT,
-    BuiltinSummarizer,
     OpenAISummarizer,
-    SummaryStore,
     clean_reply,
-    cut_at_word,
     estimate_cost_usd,
-    extract_facts,
     fit_document,
     is_local_url,
-    load_summary_set,
-    make_summarizer,
     max_output_tokens,
+)
+from sac.summaries.prompts import (
+    EXPERT_PROMPT,
+    GENERIC_PROMPT,
+    SHORTEN_PROMPT,
+    SYSTEM_PROMPT,
+    cut_at_word,
     prompt_hash,
     render_prompt,
-    save_summary_set,
-    summarize_corpus,
-    summarize_strategies,
 )
+from sac.summaries.registry import SUMMARIZERS, make_summarizer
+from sac.summaries.runs import summarize_corpus, summarize_strategies
+from sac.summaries.sets import load_summary_set, save_summary_set
+from sac.summaries.store import SummaryStore
 from sac.types import Document, text_hash
 from tests.openai_stub import Answer, Drop, OpenAIStub, Status, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 _REPO_CORPUS = ROOT / "data" / "demo" / "corpus"
 CORPUS = _REPO_CORPUS if _REPO_CORPUS.is_dir() else Path("/work/shared/data/legalbench-mini/corpus")
-CUAD_SOURCES = Path("/work/shared/data/sources/cuad_v1/full_contract_txt")
+CUAD_SOURCES = ROOT.parent / "shared" / "data" / "sources" / "cuad_v1" / "full_contract_txt"
 
 # The disclosing party of each demo NDA, read from its opening lines.
 NDA_PARTIES = {
@@ -155,9 +154,9 @@ def test_builtin_summary_fields(ndas):
     assert summary.doc_hash == doc.content_hash
     assert summary.target_chars == 150 and summary.cut is False and summary.version == 1
     assert datetime.fromisoformat(summary.created).utcoffset().total_seconds() == 0
+    # The form leaves the receiving party blank: a role ("a receiving party") is not written as a party name.
     assert summary.text == (
-        "Non-Disclosure Agreement: AG Projects and a receiving party; "
-        "for discussing AG Projects’ services and products; law: Netherlands"
+        "Non-Disclosure Agreement: AG Projects; for discussing AG Projects’ services and products; law: Netherlands"
     )
 
 
@@ -193,8 +192,9 @@ def test_builtin_expert_reads_type_parties_date_and_law(cuad):
     assert text.startswith("Promotion Agreement: Depomed, Inc. and King Pharmaceuticals, Inc.; 27 Jun 2006; ")
     doc = next(d for d in cuad if "FLOTEK" in d.doc_id)
     text = BuiltinSummarizer("expert").summarize(doc).text
+    # The short name the preamble defines ("FCC") is not inside the legal name, so it is written beside it.
     assert text == (
-        "Supply Agreement: Florida Chemical Company, LLC and Flotek Chemistry, LLC; 28 Feb 2019; law: Delaware"
+        "Supply Agreement: Florida Chemical Company, LLC (FCC) and Flotek Chemistry, LLC; 28 Feb 2019; law: Delaware"
     )
 
 
@@ -209,7 +209,7 @@ def test_builtin_cuts_at_a_word_boundary_when_the_names_do_not_fit(cuad):
 
 
 def test_builtin_prompt_hash_tracks_heuristic_version(monkeypatch):
-    import sac.summarizing as summarizing
+    import sac.summaries.builtin as summarizing
 
     before = BuiltinSummarizer("generic").prompt_hash
     assert before == BuiltinSummarizer("generic").prompt_hash != BuiltinSummarizer("expert").prompt_hash
@@ -505,7 +505,8 @@ def test_estimate_tokens_and_cost(ndas):
 
 
 def test_run_estimate_counts_only_missing_summaries_and_prices_them(ndas, tmp_path):
-    from sac.summarizing import BuiltinSummarizer, estimate_run
+    from sac.summaries.builtin import BuiltinSummarizer
+    from sac.summaries.runs import estimate_run
 
     store = SummaryStore(tmp_path / "summaries")
     with OpenAIStub(default="Mutual NDA between two named parties about product development.") as stub:
@@ -538,7 +539,7 @@ class _Recording:
 
 
 def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embedder, ndas):
-    from sac.retrieval import parse_methods
+    from sac.retrieval.methods import parse_methods
     from sac.workbench import Workbench
 
     events: list = []
@@ -570,7 +571,7 @@ def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embed
 
 
 def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, embedder, ndas):
-    from sac.retrieval import parse_methods
+    from sac.retrieval.methods import parse_methods
     from sac.workbench import Workbench
 
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=embedder)

@@ -8,19 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from sac.cli import import_summary_sets
 from sac.config import SacConfig
-from sac.evaluation import corpus_name, evaluate
-from sac.retrieval import parse_method, parse_methods
-from sac.summarizing import (
-    EXPERT_PROMPT,
-    GENERIC_PROMPT,
-    SHORTEN_PROMPT,
-    SLACK_CHARS,
-    SYSTEM_PROMPT,
-    load_summary_set,
-    prompt_hash,
-)
+from sac.evaluation.runs import corpus_name, evaluate
+from sac.retrieval.methods import parse_method, parse_methods
+from sac.summaries.prompts import EXPERT_PROMPT, GENERIC_PROMPT, SHORTEN_PROMPT, SLACK_CHARS, SYSTEM_PROMPT, prompt_hash
+from sac.summaries.sets import import_summary_sets, load_summary_set
 from sac.types import text_hash
 from sac.workbench import Workbench
 from tests.openai_stub import free_port
@@ -72,7 +64,7 @@ def test_eval_uses_the_shipped_summaries_with_no_llm_server(tmp_path, embedder, 
     # A fresh workspace, and an LLM base URL where nothing listens: nothing may try to generate.
     config = SacConfig(workspace=tmp_path / "fresh", llm_base_url=f"http://127.0.0.1:{free_port()}/v1")
     wb = Workbench(config, embedder=embedder)
-    assert sorted(import_summary_sets(wb, DEMO)) == ["expert-llm", "generic-llm"]
+    assert sorted(import_summary_sets(wb.summary_store, DEMO)) == ["expert-llm", "generic-llm"]
     ds = demo_datasets["contractnli"]
     methods = parse_methods("baseline,sac-generic-llm,sac-expert-llm")
     result = evaluate(wb, [ds], methods, [1, 8])

@@ -1,0 +1,165 @@
+"""Method selection on the full-size benchmarks: choose on dev, report test.
+
+    python bench/selection.py --split dev                       # the sweep; every knob is chosen here
+    python bench/selection.py --split test --methods baseline,sac-generic,sac-expert,recommended
+    python bench/selection.py --split dev --datasets contractnli --methods sac-generic+docs1,sac-generic+docs1+names
+
+The benchmarks are ``python -m sac benchmark build all --titles both`` (cuad-full: every distinct CUAD contract,
+one question per answered clause category; contractnli-full: all 183 NDAs, one question per hypothesis with
+evidence), built into bench/.workspace/full if missing. Each split is searched against all of its documents
+(its pool); both title styles ask about the same documents, so they share one index per method.
+
+Every row names the split, the pool (documents), the title style, the question subset (all, or the
+``identifiable`` questions whose title names something found in its document and in at most 3 others) and the
+embedder. Figures are the mean over k in {1, 2, 4, 8, 16, 32, 64} with 95 % bootstrap intervals over questions
+(sac.evaluation.uncertainty), DRM@1, and each method's paired DRM difference to ``sac-generic``.
+
+Writes bench/results/selection-<split>.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import common
+import pandas as pd
+from common import RESULTS, log, machine, write_json
+
+from sac.config import SacConfig
+from sac.evaluation.runs import evaluate
+from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
+from sac.ingest.benchmark import load_benchmark
+from sac.ingest.builders import BUILDERS, TITLE_STYLES
+from sac.retrieval.methods import parse_methods
+from sac.types import Dataset
+from sac.workbench import Workbench
+
+FULL = common.WORKSPACES / "full"
+SOURCES = common.ROOT.parent / "shared" / "data" / "sources"
+WORKSPACE = common.WORKSPACES / "selection"
+REFERENCE = "sac-generic"
+SWEEP = ",".join([
+    "baseline", "sac-generic", "sac-expert",
+    "sac-generic+names", "sac-generic+docs1", "sac-generic+docs1+names", "sac-generic+docs2+names",
+    "sac-generic+docs3+names", "sac-generic+hybrid0.5+names", "sac-generic+docs1+hybrid0.75+names",
+    "sac-expert+docs1+names",
+])
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=["dev", "test"], required=True)
+    parser.add_argument("--datasets", default="cuad,contractnli")
+    parser.add_argument("--methods", default=SWEEP)
+    parser.add_argument("--embedder", default="minilm-onnx", help="minilm-onnx: the packaged MiniLM, exact ONNX export")
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--out", help="results name (default selection-<split>)")
+    return parser.parse_args(argv)
+
+
+def ensure_benchmarks() -> None:
+    for style in TITLE_STYLES:
+        for name, build in BUILDERS.items():
+            if not (FULL / style / "benchmarks" / f"{name}-test.json").is_file():
+                log(f"building {style}/{name} into {FULL / style}")
+                build(SOURCES, FULL / style, titles=style)
+
+
+def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:
+    """Per title style: the split's dataset and each question's tags (same documents in every style)."""
+    name = f"{dataset}-{split}"
+    out = {}
+    for style in TITLE_STYLES:
+        [ds] = load_benchmark(FULL / style, [name])
+        tests = json.loads((FULL / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
+        tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
+        out[style] = (ds, tags)
+    return out
+
+
+def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> list[dict[str, Any]]:
+    """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM difference to the reference."""
+    rows = []
+    for subset, frame in (("all", per_query), ("identifiable", per_query[per_query["identifiable"]])):
+        if frame.empty:
+            continue
+        frame = frame.drop(columns=["identifiable"])
+        ci = bootstrap_intervals(frame, n_resamples=resamples)
+        ci = ci[ci["dataset"] != "overall"]
+        diffs = {}
+        if REFERENCE in methods:
+            for method in methods:
+                if method != REFERENCE:
+                    d = paired_difference(frame, REFERENCE, method, metric="drm", n_resamples=resamples).iloc[0]
+                    diffs[method] = (d["estimate"], d["low"], d["high"], d["verdict"])
+        for method in methods:
+            get = ci[(ci["method"] == method)].set_index(["k", "metric"])
+            row: dict[str, Any] = {"subset": subset, "method": method, "questions": int(get.loc[("mean", "drm"), "queries"])}
+            for metric in ("drm", "precision", "recall"):
+                est, low, high = get.loc[("mean", metric), ["estimate", "low", "high"]]
+                row[metric] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2)]
+            row["drm@1"] = round(100 * float(get.loc[(1, "drm"), "estimate"]), 2)
+            if method in diffs:
+                est, low, high, verdict = diffs[method]
+                row["drm_vs_reference"] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2), verdict]
+            rows.append(row)
+    return rows
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [f"# Method selection, {result['split']} split", "",
+             f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
+             f"{result['machine']['date']} · load {result['machine']['loadavg']}", "",
+             "DRM, precision and recall in %, mean over k = 1…64, with 95 % bootstrap intervals over questions; "
+             f"Δ DRM = paired difference to {REFERENCE} on the same questions (negative is better).", ""]
+    for block in result["blocks"]:
+        lines += [f"## {block['dataset']} · {block['split']} split · pool {block['documents']} documents · "
+                  f"{block['titles']} titles", "",
+                  "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in block["rows"]:
+            diff = r.get("drm_vs_reference")
+            delta = f"{format_interval(*(x / 100 for x in diff[:3]), difference=True)} {diff[3]}" if diff else "—"
+            lines.append(f"| {r['subset']} | {r['method']} | {r['questions']} | "
+                         f"{format_interval(*(x / 100 for x in r['drm']))} | {r['drm@1']:.1f} | "
+                         f"{format_interval(*(x / 100 for x in r['precision']))} | "
+                         f"{format_interval(*(x / 100 for x in r['recall']))} | {delta} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    ensure_benchmarks()
+    methods = parse_methods(args.methods)
+    names = [m.name for m in methods]
+    wb = Workbench(SacConfig(workspace=common.prepare_workspace(WORKSPACE), embedder=args.embedder))
+    result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "methods": names,
+                              "requested": args.methods, "machine": machine(), "blocks": [],
+                              "command": "python bench/selection.py " + " ".join(argv or __import__("sys").argv[1:])}
+    started = time.perf_counter()
+    for dataset in args.datasets.split(","):
+        for style, (ds, tags) in load_split(dataset, args.split).items():
+            log(f"{ds.name} ({style} titles): {len(ds.documents)} documents, {len(ds.queries)} questions")
+            run = evaluate(wb, [ds], methods, benchmark="full", progress=None,
+                           log=lambda line: log("  " + line))
+            per_query = pd.DataFrame(run.per_query)
+            per_query["identifiable"] = per_query["query_id"].map(lambda q: "identifiable" in tags[q])
+            result["blocks"].append({"dataset": dataset, "split": args.split, "titles": style,
+                                     "documents": len(ds.documents), "questions": len(ds.queries),
+                                     "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
+            write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
+    text = markdown(result)
+    (RESULTS / f"{args.out or 'selection-' + args.split}.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

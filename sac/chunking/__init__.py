@@ -1,0 +1,47 @@
+"""Chunking: the recursive splitter with exact spans, heading paths, small-chunk merging.
+
+Names load on first use (PEP 562), so importing one stage never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sac.chunking.merge import is_small, merge_small_chunks, short_hit_share
+    from sac.chunking.sections import find_headings, heading_path, section_prefix, section_prefixes
+    from sac.chunking.split import DEFAULT_SEPARATORS, chunk_document, split_spans
+
+_EXPORTS = {
+    "DEFAULT_SEPARATORS": "split",
+    "chunk_document": "split",
+    "find_headings": "sections",
+    "heading_path": "sections",
+    "is_small": "merge",
+    "merge_small_chunks": "merge",
+    "section_prefix": "sections",
+    "section_prefixes": "sections",
+    "short_hit_share": "merge",
+    "split_spans": "split",
+}
+
+__all__ = [
+    "DEFAULT_SEPARATORS",
+    "chunk_document",
+    "find_headings",
+    "heading_path",
+    "is_small",
+    "merge_small_chunks",
+    "section_prefix",
+    "section_prefixes",
+    "short_hit_share",
+    "split_spans",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

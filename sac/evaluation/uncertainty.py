@@ -1,0 +1,259 @@
+"""Bootstrap intervals over questions, and paired differences between methods.
+
+A run's figures come from a few hundred questions; another draw of questions would give other figures.
+The bootstrap estimates that spread: draw a dataset's n questions n times with replacement, recompute
+each figure exactly as the run does, repeat B times, and read the interval off the percentiles.
+
+For one resample with counts ``c_i`` (how often question i was drawn, ``sum c_i = n``):
+
+    precision* = sum_i c_i * precision_i / n                       (recall alike: per-query means)
+    DRM*       = sum_i c_i * wrong_i / sum_i c_i * retrieved_i     (pooled over snippets, as in metrics.csv)
+    mean over k = mean of the per-k figures of the SAME resample   (the k values share their questions)
+    overall    = mean of the dataset figures; each dataset is resampled on its own (stratified)
+
+Interval = ``[q(alpha/2), q(1 - alpha/2)]`` of the B figures, ``alpha = 1 - confidence`` (percentile
+bootstrap). A paired difference ``b - a`` uses the same counts for both methods, so how hard the drawn
+questions are cancels out. The intervals cover question sampling only: corpus, model and summaries are fixed.
+
+Input rows are those of ``per_query.csv``: ``dataset, query_id, method, k, precision, recall, drm, wrong``
+and, when present, ``retrieved`` (snippets retrieved at k; inferred otherwise, see ``_retrieved``).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sac.errors import ConfigError
+
+METRICS = ("precision", "recall", "drm")
+LOWER_IS_BETTER = frozenset({"drm"})
+PER_QUERY_COLUMNS = ("dataset", "query_id", "method", "k", "precision", "recall", "drm", "wrong")
+INTERVAL_COLUMNS = ["dataset", "method", "k", "metric", "estimate", "low", "high", "queries"]
+DIFFERENCE_COLUMNS = [
+    "dataset", "k", "metric", "method_a", "method_b", "estimate", "low", "high", "excludes_zero", "verdict",
+]
+
+
+@dataclass(frozen=True)
+class _Replicates:
+    datasets: list[str]  # "overall" last when there are two or more datasets
+    methods: list[str]
+    ks: list[Any]  # the k values, then "mean"
+    queries: list[int]  # questions per dataset (overall: all)
+    estimate: dict[str, np.ndarray]  # metric -> (datasets, methods, ks)
+    delta: dict[str, np.ndarray]  # metric -> (B, datasets, methods, ks): resampled figure minus estimate
+
+
+def bootstrap_intervals(
+    per_query: pd.DataFrame, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+) -> pd.DataFrame:
+    """Estimate and percentile interval per (dataset, method, k, metric), k = "mean" for the mean over k,
+    dataset = "overall" for the mean of the datasets (when there are two or more). Columns ``INTERVAL_COLUMNS``."""
+    rep = _replicates(per_query, n_resamples, seed)
+    bounds = {metric: _percentiles(rep.delta[metric], confidence) for metric in METRICS}
+    rows = []
+    # Run order (dataset, method, k), the three metrics of one figure next to each other.
+    for (d, m, j), _ in np.ndenumerate(rep.estimate["drm"]):
+        for metric in METRICS:
+            e, (low, high) = rep.estimate[metric][d, m, j], bounds[metric]
+            rows.append((rep.datasets[d], rep.methods[m], rep.ks[j], metric, e, e + low[d, m, j], e + high[d, m, j],
+                         rep.queries[d]))
+    return pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
+
+
+def paired_difference(
+    per_query: pd.DataFrame, method_a: str, method_b: str, *, metric: str | Sequence[str] = "drm",
+    k: int | None = None, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+) -> pd.DataFrame:
+    """``method_b - method_a`` per dataset (and overall) on the same resampled questions.
+
+    ``k=None`` compares the mean over k. ``verdict`` says "better" / "worse" for method_b when the
+    interval excludes 0 (for DRM lower is better) and "within noise" otherwise. Columns ``DIFFERENCE_COLUMNS``."""
+    frame = _checked(per_query)
+    _check_methods(frame, [method_a, method_b])
+    rep = _replicates(frame[frame["method"].isin([method_a, method_b])], n_resamples, seed)
+    return _differences(rep, method_a, [method_b], metric, k, confidence)
+
+
+def compare_to_reference(
+    per_query: pd.DataFrame, reference: str, *, metric: str | Sequence[str] = METRICS, k: int | None = None,
+    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+) -> pd.DataFrame:
+    """``paired_difference(reference, method)`` for every other method, in one frame."""
+    frame = _checked(per_query)
+    _check_methods(frame, [reference])
+    rep = _replicates(frame, n_resamples, seed)
+    return _differences(rep, reference, [m for m in rep.methods if m != reference], metric, k, confidence)
+
+
+def format_interval(estimate: float, low: float, high: float, *, digits: int = 1, difference: bool = False) -> str:
+    """``"43.6 % [38.1, 49.0]"`` from fractions; ``difference=True`` gives ``"+3.2 pp [+1.0, +5.4]"``."""
+    if any(not math.isfinite(v) for v in (estimate, low, high)):
+        return "n/a"
+    spec = f"+.{digits}f" if difference else f".{digits}f"
+    e, lo, hi = (format(v * 100 + 0.0, spec) for v in (estimate, low, high))  # + 0.0 turns -0.0 into 0.0
+    return f"{e} {'pp' if difference else '%'} [{lo}, {hi}]"
+
+
+def interval_table(intervals: pd.DataFrame, k: Any = "mean", *, digits: int = 1) -> pd.DataFrame:
+    """Rows (dataset, method), one column per metric, cells ``format_interval`` strings at one k."""
+    f = intervals[intervals["k"].astype(str) == str(k)]
+    cells = [format_interval(e, lo, hi, digits=digits) for e, lo, hi in zip(f["estimate"], f["low"], f["high"])]
+    table = f.assign(cell=cells).pivot(index=["dataset", "method"], columns="metric", values="cell")
+    order = pd.MultiIndex.from_frame(f[["dataset", "method"]].drop_duplicates())
+    return table.reindex(index=order, columns=[m for m in METRICS if m in table.columns])
+
+
+def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int) -> _Replicates:
+    if not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
+        raise ConfigError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"seed must be a whole number >= 0, got {seed!r}")
+    frame = _checked(per_query)
+    datasets = list(pd.unique(frame["dataset"]))  # run order: overall sums in the order the run did
+    methods = list(pd.unique(frame["method"]))
+    ks = sorted(int(k) for k in pd.unique(frame["k"]))
+    est: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
+    delta: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
+    queries = []
+    for name in datasets:
+        cube = _cube(frame[frame["dataset"] == name], name, methods, ks)
+        n = cube["precision"].shape[0]
+        queries.append(n)
+        counts = _counts(name, n, n_resamples, seed)
+        shape = (n_resamples, len(methods), len(ks))
+        for metric in ("precision", "recall"):
+            x = cube[metric]
+            # cumsum adds in question order, exactly as metrics.aggregate's sum(), so the estimate is bit-identical.
+            e = np.cumsum(x, axis=0)[-1] / n
+            # Resampling the deviations keeps a constant metric's interval exactly zero-width.
+            d = (counts @ (x - e).reshape(n, -1)).reshape(shape) / n
+            est[metric].append(e)
+            delta[metric].append(d)
+        wrong, retrieved = cube["wrong"], cube["retrieved"]
+        e = _ratio(wrong.sum(axis=0), retrieved.sum(axis=0))
+        num = (counts @ wrong.reshape(n, -1)).reshape(shape)
+        den = (counts @ retrieved.reshape(n, -1)).reshape(shape)
+        est["drm"].append(e)
+        delta["drm"].append(_ratio(num, den) - e)
+    many = len(datasets) > 1  # the run reports "overall" only for two or more datasets
+    estimate: dict[str, np.ndarray] = {}
+    deltas: dict[str, np.ndarray] = {}
+    for metric in METRICS:
+        e = np.stack(est[metric])  # (D, M, K)
+        d = np.stack(delta[metric], axis=1)  # (B, D, M, K)
+        # Mean over k, then overall, summed in the run's order (cumsum) so they match metrics.csv to the bit.
+        e = np.concatenate([e, np.cumsum(e, axis=2)[..., -1:] / len(ks)], axis=2)
+        d = np.concatenate([d, d.mean(axis=3, keepdims=True)], axis=3)
+        if many:
+            e = np.concatenate([e, np.cumsum(e, axis=0)[-1:] / len(datasets)], axis=0)
+            d = np.concatenate([d, d.mean(axis=1, keepdims=True)], axis=1)
+        estimate[metric], deltas[metric] = e, d
+    names = datasets + ["overall"] * many
+    return _Replicates(names, methods, [*ks, "mean"], queries + [sum(queries)] * many, estimate, deltas)
+
+
+def _checked(per_query: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in PER_QUERY_COLUMNS if c not in per_query.columns]
+    if missing:
+        raise ConfigError(f"per-query rows need columns {list(PER_QUERY_COLUMNS)}; missing {missing}")
+    if per_query.empty:
+        raise ConfigError("per-query rows are empty: nothing to resample")
+    frame = per_query.copy()
+    frame["k"] = pd.to_numeric(frame["k"]).astype(int)
+    frame["retrieved"] = _retrieved(frame)
+    return frame
+
+
+def _retrieved(frame: pd.DataFrame) -> pd.Series:
+    """Snippets retrieved per row: the ``retrieved`` column when present, else inferred.
+
+    Where DRM > 0, ``retrieved = wrong / drm`` exactly. Where DRM = 0 the count is ``min(k, hits)``;
+    ``hits`` (what the index returned) is known when some row of the same question got fewer than its k
+    (a corpus under 64 chunks), else taken as k (the index held at least k chunks)."""
+    if "retrieved" in frame.columns:
+        return frame["retrieved"].astype(float)
+    drm = frame["drm"].astype(float)
+    known = (frame["wrong"] / drm.where(drm > 0)).round()
+    short = known.where(known < frame["k"])
+    cap = short.groupby([frame["dataset"], frame["method"], frame["query_id"]]).transform("min")
+    return known.fillna(np.fmin(frame["k"].astype(float), cap.fillna(np.inf)))
+
+
+def _cube(sub: pd.DataFrame, name: str, methods: list[str], ks: list[int]) -> dict[str, np.ndarray]:
+    """Per column an array (questions, methods, ks), questions in the order the run scored them."""
+    values = ["precision", "recall", "wrong", "retrieved"]
+    if sub.duplicated(["query_id", "method", "k"]).any():
+        raise ConfigError(f"dataset {name!r}: a (query_id, method, k) appears twice; pass one run's rows")
+    wide = sub.pivot(index="query_id", columns=["method", "k"], values=values)
+    wide = wide.reindex(index=pd.unique(sub["query_id"]))
+    cols = pd.MultiIndex.from_product([methods, ks], names=["method", "k"])
+    out = {v: wide[v].reindex(columns=cols).to_numpy(dtype=float) for v in values}
+    holes = np.isnan(out["precision"]).any(axis=0)
+    if holes.any():
+        gaps = [f"{m}@{k}" for (m, k), h in zip(cols, holes) if h]
+        raise ConfigError(f"dataset {name!r}: every method and k needs every question (paired resampling); "
+                          f"incomplete: {gaps[:5]}")
+    return {v: a.reshape(len(a), len(methods), len(ks)) for v, a in out.items()}
+
+
+def _counts(dataset: str, n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(B, n) multinomial draw counts. Seeded by the dataset's name as well, so a dataset's resamples stay
+    the same when methods or other datasets come and go (intervals and paired differences then agree)."""
+    rng = np.random.default_rng([seed, zlib.crc32(dataset.encode("utf-8"))])
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(float)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, 0 where nothing was retrieved (as metrics.aggregate)."""
+    return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+
+
+def _percentiles(delta: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    if not 0 < confidence < 1:
+        raise ConfigError(f"confidence must lie between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    alpha = 1 - confidence
+    low, high = np.quantile(delta, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low, high
+
+
+def _check_methods(frame: pd.DataFrame, wanted: list[str]) -> None:
+    known = list(pd.unique(frame["method"]))
+    for m in wanted:
+        if m not in known:
+            raise ConfigError(f"Unknown method {m!r}. Choices are: {sorted(map(str, known))}")
+
+
+def _differences(
+    rep: _Replicates, method_a: str, others: list[str], metric: str | Sequence[str], k: int | None, confidence: float,
+) -> pd.DataFrame:
+    metrics = [metric] if isinstance(metric, str) else list(metric)
+    for m in metrics:
+        if m not in METRICS:
+            raise ConfigError(f"Unknown metric {m!r}. Choices are: {list(METRICS)}")
+    key = "mean" if k is None else k
+    if key not in rep.ks:
+        raise ConfigError(f"k={k!r} is not in the run; its k values are {rep.ks[:-1]} (None: the mean over k)")
+    j, a = rep.ks.index(key), rep.methods.index(method_a)
+    rows = []
+    for metric_name in metrics:
+        est, delta = rep.estimate[metric_name], rep.delta[metric_name]
+        for method_b in others:
+            b = rep.methods.index(method_b)
+            diff_est = est[:, b, j] - est[:, a, j]
+            # Same counts for both methods: the question draw cancels, only the methods' gap varies.
+            low, high = _percentiles(delta[:, :, b, j] - delta[:, :, a, j], confidence)
+            for d, name in enumerate(rep.datasets):
+                e, lo, hi = diff_est[d], diff_est[d] + low[d], diff_est[d] + high[d]
+                excludes = bool(lo > 0 or hi < 0)
+                up_is_good = metric_name not in LOWER_IS_BETTER
+                verdict = "within noise" if not excludes else ("better" if (lo > 0) == up_is_good else "worse")
+                rows.append((name, key, metric_name, method_a, method_b, e, lo, hi, excludes, verdict))
+    return pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS)

@@ -1,0 +1,42 @@
+"""Index: chromadb collections per (corpus, method, embedder, chunking), kept in sync; in-memory snapshots.
+
+Names load on first use (PEP 562), so importing one stage never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sac.index.snapshot import IndexSnapshot
+    from sac.index.store import ADD_BATCH, Index, IndexKey, SyncReport, embedding_text, list_indexes, make_client
+
+_EXPORTS = {
+    "ADD_BATCH": "store",
+    "Index": "store",
+    "IndexKey": "store",
+    "IndexSnapshot": "snapshot",
+    "SyncReport": "store",
+    "embedding_text": "store",
+    "list_indexes": "store",
+    "make_client": "store",
+}
+
+__all__ = [
+    "ADD_BATCH",
+    "Index",
+    "IndexKey",
+    "IndexSnapshot",
+    "SyncReport",
+    "embedding_text",
+    "list_indexes",
+    "make_client",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

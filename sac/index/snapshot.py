@@ -1,0 +1,181 @@
+"""An in-memory copy of one index's records: ids, vectors, spans, chunk texts, and what was embedded.
+
+Hybrid search (BM25 over the embedded text), document-first ranking, reranking and the diagnostics all
+need every record of an index at once. ``snapshot()`` reads them once per (store client, collection,
+record count) and keeps them in memory; ``forget()`` drops a collection after its index was written.
+
+The embedded text (summary + section line + chunk text) is not stored in Chroma, only the chunk text
+and the hashes of the summary and section line. ``embedded_texts()`` rebuilds it: the summary from the
+summary store (the version whose hash the record carries), the section line from the document text,
+which the chunks of a document tile. A part whose hash does not match is left out.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sac.chunking.sections import find_headings, section_prefix
+from sac.index.store import Index, embedding_text, summary_hash
+from sac.retrieval.methods import Method
+from sac.types import Chunk, Span
+
+MAX_SNAPSHOTS_PER_CLIENT = 6  # a 100k-chunk MiniLM index is about 150 MB in memory
+
+
+@dataclass(eq=False)
+class IndexSnapshot:
+    """Every record of one index, rows sorted by (document, start) so a document's rows are contiguous."""
+
+    collection: str
+    ids: list[str]
+    vectors: np.ndarray  # (n, dim) float32, L2-normalised
+    doc_ids: list[str]
+    starts: np.ndarray
+    ends: np.ndarray
+    texts: list[str]  # the original chunk texts
+    metas: list[dict[str, Any]]
+    cache: dict[str, Any] = field(default_factory=dict)  # derived data (BM25, summary vectors, ...)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def documents(self) -> list[str]:
+        """Document ids in row order."""
+        return list(dict.fromkeys(self.doc_ids))
+
+    @property
+    def doc_bounds(self) -> dict[str, tuple[int, int]]:
+        """Document id -> its rows ``[first, last + 1)``."""
+        got = self.cache.get("doc_bounds")
+        if got is None:
+            got = {}
+            for i, d in enumerate(self.doc_ids):
+                first, _ = got.get(d, (i, i))
+                got[d] = (first, i + 1)
+            self.cache["doc_bounds"] = got
+        return dict(got)
+
+    @property
+    def row_of(self) -> dict[str, int]:
+        """Chunk id -> row."""
+        return self.derived("row_of", lambda: {cid: i for i, cid in enumerate(self.ids)})
+
+    def chunk(self, row: int) -> Chunk:
+        return Chunk(Span(self.doc_ids[row], int(self.starts[row]), int(self.ends[row])), self.texts[row])
+
+    def rows(self, doc_ids: Any) -> np.ndarray:
+        """Row numbers of these documents' chunks."""
+        bounds = self.doc_bounds
+        parts = [np.arange(*bounds[d]) for d in doc_ids if d in bounds]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+
+    def derived(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` once per snapshot and key (BM25 models, summary vectors, ...)."""
+        with self.lock:
+            if key not in self.cache:
+                self.cache[key] = make()
+            return self.cache[key]
+
+    def document_text(self, doc_id: str) -> str:
+        """The document's text, rebuilt from its chunks (they tile it; overlaps are skipped)."""
+        first, last = self.doc_bounds[doc_id]
+        out = ""
+        for row in range(first, last):
+            start, text = int(self.starts[row]), self.texts[row]
+            if start + len(text) > len(out):
+                out += text[len(out) - start:] if start < len(out) else text
+        return out
+
+
+_snapshots: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, int], IndexSnapshot]] = weakref.WeakKeyDictionary()
+_snapshots_lock = threading.Lock()
+
+
+def snapshot(client: Any, index: Index) -> IndexSnapshot:
+    """The records of ``index`` (read through ``client``), cached per (client, collection, record count)."""
+    count = index.count()
+    key = (index.key.collection_name, count)
+    with _snapshots_lock:
+        per_client = _snapshots.setdefault(client, OrderedDict())
+        found = per_client.get(key)
+        if found is not None:
+            per_client.move_to_end(key)
+            return found
+    ids, vectors, metas, texts = index.all_embeddings()
+    order = sorted(range(len(ids)), key=lambda i: (str(metas[i]["doc_id"]), int(metas[i]["start"])))
+    snap = IndexSnapshot(
+        collection=index.key.collection_name,
+        ids=[ids[i] for i in order],
+        vectors=np.ascontiguousarray(vectors[order]) if len(ids) else np.zeros((0, 0), np.float32),
+        doc_ids=[str(metas[i]["doc_id"]) for i in order],
+        starts=np.array([int(metas[i]["start"]) for i in order], dtype=np.int64),
+        ends=np.array([int(metas[i]["end"]) for i in order], dtype=np.int64),
+        texts=[texts[i] or "" for i in order],
+        metas=[metas[i] for i in order],
+    )
+    with _snapshots_lock:
+        per_client = _snapshots.setdefault(client, OrderedDict())
+        for old in [k for k in per_client if k[0] == key[0]]:
+            del per_client[old]  # an older count of the same collection
+        per_client[key] = snap
+        while len(per_client) > MAX_SNAPSHOTS_PER_CLIENT:
+            per_client.popitem(last=False)
+    return snap
+
+
+def forget(client: Any, collection: str) -> None:
+    """Drop the cached snapshot of ``collection`` (after its index was written)."""
+    with _snapshots_lock:
+        per_client = _snapshots.get(client)
+        if per_client:
+            for old in [k for k in per_client if k[0] == collection]:
+                del per_client[old]
+
+
+def summary_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> dict[str, str]:
+    """Document id -> the summary its records were embedded with (empty for the baseline)."""
+    if method.strategy is None:
+        return {}
+
+    def make() -> dict[str, str]:
+        out: dict[str, str] = {}
+        for doc_id, (first, _) in snap.doc_bounds.items():
+            meta = snap.metas[first]
+            wanted = meta.get("summary_hash", "")
+            if not wanted:
+                continue
+            for version in reversed(summary_store.history(str(meta["doc_hash"]), method.strategy)):
+                if summary_hash(version.text) == wanted:
+                    out[doc_id] = version.text
+                    break
+        return out
+
+    return snap.derived(f"summaries:{method.strategy}", make)
+
+
+def embedded_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> list[str]:
+    """Per row, the text that was embedded: summary, section line (``+sections``) and chunk text."""
+
+    def make() -> list[str]:
+        summaries = summary_texts(snap, method, summary_store)
+        sections = method.option("sections") is not None
+        out: list[str] = []
+        for doc_id, (first, last) in snap.doc_bounds.items():
+            headings = find_headings(snap.document_text(doc_id)) if sections else []
+            for row in range(first, last):
+                prefix = section_prefix(headings, int(snap.starts[row]), int(snap.ends[row])) if sections else ""
+                if summary_hash(prefix or None) != snap.metas[row].get("prefix_hash", ""):
+                    prefix = ""
+                out.append(embedding_text(snap.chunk(row), summaries.get(doc_id), prefix or None))
+        return out
+
+    return snap.derived(f"embedded:{method.index_name}", make)

@@ -1,0 +1,59 @@
+"""Ingest: read documents, archives, LegalBench-RAG benchmarks and distractor pools; the corpus catalog.
+
+Names load on first use (PEP 562), so importing one stage never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sac.ingest.archives import read_zip
+    from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
+    from sac.ingest.catalog import DEMO_DIR, DEMO_NAME, find_corpus, list_corpora, load_dataset, save_benchmark
+    from sac.ingest.pools import load_pool
+    from sac.ingest.readers import SUPPORTED_SUFFIXES, merge_documents, read_document_bytes, read_folder, read_path
+
+_EXPORTS = {
+    "DEMO_DIR": "catalog",
+    "DEMO_NAME": "catalog",
+    "SUPPORTED_SUFFIXES": "readers",
+    "find_corpus": "catalog",
+    "list_corpora": "catalog",
+    "load_benchmark": "benchmark",
+    "load_benchmark_zip": "benchmark",
+    "load_dataset": "catalog",
+    "load_pool": "pools",
+    "merge_documents": "readers",
+    "read_document_bytes": "readers",
+    "read_folder": "readers",
+    "read_path": "readers",
+    "read_zip": "archives",
+    "save_benchmark": "catalog",
+}
+
+__all__ = [
+    "DEMO_DIR",
+    "DEMO_NAME",
+    "SUPPORTED_SUFFIXES",
+    "find_corpus",
+    "list_corpora",
+    "load_benchmark",
+    "load_benchmark_zip",
+    "load_dataset",
+    "load_pool",
+    "merge_documents",
+    "read_document_bytes",
+    "read_folder",
+    "read_path",
+    "read_zip",
+    "save_benchmark",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

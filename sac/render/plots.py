@@ -1,0 +1,163 @@
+"""Evaluation results as pandas DataFrames and plotly Figures. Pure: never calls Streamlit.
+
+Input is a metrics frame with the columns of ``sac.evaluation.runs.METRIC_COLUMNS`` (``k`` is a whole
+number or ``"mean"``, from a live result or a saved run's ``metrics.csv``). Figures show percentages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from sac.types import text_hash
+
+# Baseline grey, SAC methods in distinct colours; further methods take plotly's defaults.
+METHOD_COLORS: dict[str, str] = {"baseline": "#7f7f7f", "sac-generic": "#1f77b4", "sac-expert": "#d62728"}
+_PALETTE = ["#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+LABELS = {"drm": "DRM (%)", "precision": "precision (%)", "recall": "recall (%)"}
+TITLES = {"drm": "DRM", "precision": "Precision", "recall": "Recall"}
+
+
+def method_color(method: str, methods: Sequence[str] = ()) -> str:
+    if method in METHOD_COLORS:
+        return METHOD_COLORS[method]
+    others = [m for m in methods if m not in METHOD_COLORS]
+    i = others.index(method) if method in others else int(text_hash(method), 16)
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def per_k(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
+    """The rows with a numeric k (not the mean), k as int, figures in percent, sorted by k (methods keep their order).
+
+    ``dataset`` picks one dataset; by default "overall" when present, else the only dataset.
+    """
+    f = frame.copy()
+    f["k"] = f["k"].astype(str)
+    f = f[f["k"] != "mean"]
+    f["k"] = f["k"].astype(int)
+    f = f[f["dataset"] == (dataset or default_dataset(frame))]
+    for c in ("precision", "recall", "drm"):
+        f[c] = f[c].astype(float) * 100
+    return f.sort_values("k", kind="stable").reset_index(drop=True)
+
+
+def default_dataset(frame: pd.DataFrame) -> str:
+    names = list(dict.fromkeys(frame["dataset"]))
+    if "overall" in names:
+        return "overall"
+    if not names:
+        raise ValueError("The metrics frame has no rows")
+    return str(names[0])
+
+
+def methods_in(frame: pd.DataFrame) -> list[str]:
+    """Methods in their order of appearance, baseline first."""
+    names = list(dict.fromkeys(frame["method"]))
+    return sorted(names, key=lambda m: (m != "baseline", names.index(m)))
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    fig.update_layout(
+        title=title, xaxis_title=x, yaxis_title=y, legend_title_text="method", template="plotly_white",
+        margin={"l": 50, "r": 20, "t": 50, "b": 45}, height=360,
+    )
+    return fig
+
+
+def metric_vs_k(frame: pd.DataFrame, metric: str = "drm", dataset: str | None = None) -> go.Figure:
+    """One line per method: ``metric`` against k (log-2 axis)."""
+    f = per_k(frame, dataset)
+    methods = methods_in(f)
+    fig = go.Figure()
+    for m in methods:
+        rows = f[f["method"] == m]
+        fig.add_trace(go.Scatter(
+            x=rows["k"].tolist(), y=rows[metric].tolist(), mode="lines+markers", name=m,
+            line={"color": method_color(m, methods)},
+            hovertemplate=f"{m}<br>k=%{{x}}<br>{metric}=%{{y:.1f}}%<extra></extra>",
+        ))
+    fig.update_xaxes(type="log", tickvals=sorted(set(f["k"])), ticktext=[str(k) for k in sorted(set(f["k"]))])
+    name = dataset or default_dataset(frame)
+    return _layout(fig, f"{TITLES[metric]} against k ({name})", "k", LABELS[metric])
+
+
+def drm_per_dataset(frame: pd.DataFrame, k: int | str = "mean") -> go.Figure:
+    """Grouped bars: DRM of every method (baseline beside SAC) for each dataset, at ``k`` or the mean over k."""
+    f = frame.copy()
+    f["k"] = f["k"].astype(str)
+    f = f[(f["k"] == str(k)) & (f["dataset"] != "overall")]
+    datasets = list(dict.fromkeys(f["dataset"]))
+    methods = methods_in(f) if len(f) else []
+    fig = go.Figure()
+    for m in methods:
+        rows = f[f["method"] == m].set_index("dataset").reindex(datasets)
+        fig.add_trace(go.Bar(
+            x=datasets, y=(rows["drm"].astype(float) * 100).round(2).tolist(), name=m,
+            marker_color=method_color(m, methods),
+            hovertemplate=f"{m}<br>%{{x}}<br>DRM=%{{y:.1f}}%<extra></extra>",
+        ))
+    fig.update_layout(barmode="group")
+    label = "mean over k" if str(k) == "mean" else f"k={k}"
+    return _layout(fig, f"DRM per dataset ({label})", "dataset", LABELS["drm"])
+
+
+def precision_recall_vs_k(frame: pd.DataFrame, dataset: str | None = None) -> go.Figure:
+    """Two panels side by side: precision against k and recall against k, one line per method."""
+    f = per_k(frame, dataset)
+    methods = methods_in(f)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("precision against k", "recall against k"))
+    for m in methods:
+        rows = f[f["method"] == m]
+        for col, metric in ((1, "precision"), (2, "recall")):
+            fig.add_trace(go.Scatter(
+                x=rows["k"].tolist(), y=rows[metric].tolist(), mode="lines+markers", name=m,
+                legendgroup=m, showlegend=col == 1, line={"color": method_color(m, methods)},
+                hovertemplate=f"{m}<br>k=%{{x}}<br>{metric}=%{{y:.1f}}%<extra></extra>",
+            ), row=1, col=col)
+    ticks = sorted(set(f["k"]))
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(k) for k in ticks], title_text="k")
+    fig.update_yaxes(title_text="%")
+    name = dataset or default_dataset(frame)
+    return _layout(fig, f"Precision and recall against k ({name})", "", "")
+
+
+def precision_vs_recall(frame: pd.DataFrame, dataset: str | None = None) -> go.Figure:
+    """Each method's precision/recall curve; one point per k, labelled with k."""
+    f = per_k(frame, dataset)
+    methods = methods_in(f)
+    fig = go.Figure()
+    for m in methods:
+        rows = f[f["method"] == m]
+        fig.add_trace(go.Scatter(
+            x=rows["recall"].tolist(), y=rows["precision"].tolist(), mode="lines+markers+text", name=m,
+            text=[f"k={k}" for k in rows["k"]], textposition="top center", textfont={"size": 9},
+            line={"color": method_color(m, methods)},
+            hovertemplate=f"{m}<br>%{{text}}<br>recall=%{{x:.1f}}%<br>precision=%{{y:.1f}}%<extra></extra>",
+        ))
+    name = dataset or default_dataset(frame)
+    return _layout(fig, f"Precision against recall ({name})", LABELS["recall"], LABELS["precision"])
+
+
+def results_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every row of the frame, figures in percent rounded to 0.1, ready to show or download."""
+    f = frame.copy()
+    for c in ("precision", "recall", "drm"):
+        f[c] = (f[c].astype(float) * 100).round(1)
+    f["retrieved_chars"] = f["retrieved_chars"].astype(float).round(0)
+    return f.rename(columns={"precision": "precision %", "recall": "recall %", "drm": "drm %"})
+
+
+def label_counts_figure(summary: pd.DataFrame) -> go.Figure:
+    """Stacked bars of review labels per method (``summary`` from ``sac.evaluation.review.label_summary``)."""
+    fig = go.Figure()
+    label_cols = [c for c in summary.columns if c not in ("method", "labelled", "relevant share")]
+    colors = {"relevant": "#2ca02c", "partly relevant": "#98df8a", "not relevant": "#c7c7c7",
+              "wrong document": "#d62728", "boilerplate": "#ff9896"}
+    for label in label_cols:
+        fig.add_trace(go.Bar(x=summary["method"].tolist(), y=summary[label].tolist(), name=label,
+                             marker_color=colors.get(label)))
+    fig.update_layout(barmode="stack")
+    return _layout(fig, "Review labels per method", "method", "labelled chunks")

@@ -1,0 +1,70 @@
+"""Retrieval: the method grammar (``base+options``), dense search, hybrid, document-first, reranking.
+
+Names load on first use (PEP 562), so importing one stage never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sac.retrieval.docfirst import document_scores
+    from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
+    from sac.retrieval.methods import (
+        BASE_METHODS,
+        MAX_K,
+        MAX_QUERY_CHARS,
+        Method,
+        check_k,
+        check_query,
+        parse_method,
+        parse_methods,
+        suggested_methods,
+    )
+    from sac.retrieval.rerank import LexicalReranker, make_reranker
+
+_EXPORTS = {
+    "BASE_METHODS": "methods",
+    "BM25Index": "hybrid",
+    "LexicalReranker": "rerank",
+    "MAX_K": "methods",
+    "MAX_QUERY_CHARS": "methods",
+    "Method": "methods",
+    "check_k": "methods",
+    "check_query": "methods",
+    "document_scores": "docfirst",
+    "fuse": "hybrid",
+    "make_reranker": "rerank",
+    "minmax": "hybrid",
+    "parse_method": "methods",
+    "parse_methods": "methods",
+    "suggested_methods": "methods",
+    "tokenize": "hybrid",
+}
+
+__all__ = [
+    "BASE_METHODS",
+    "BM25Index",
+    "LexicalReranker",
+    "MAX_K",
+    "MAX_QUERY_CHARS",
+    "Method",
+    "check_k",
+    "check_query",
+    "document_scores",
+    "fuse",
+    "make_reranker",
+    "minmax",
+    "parse_method",
+    "parse_methods",
+    "suggested_methods",
+    "tokenize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

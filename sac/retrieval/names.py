@@ -1,0 +1,343 @@
+"""Query-side name understanding: turn file-name-style company names into the words a contract uses.
+
+Why: users (and LegalBench-RAG's ContractNLI/CUAD titles) name a contract the way its *file* is named:
+"BELLRINGBRANDS,INC", "AMERICANPHYSICIANSCAPITALINC", "GluMobileInc", "ResConnect's NDA". The contract
+itself says "BellRing Brands, Inc." or "American Physicians Capital, Inc.", so an embedding of the squashed
+form matches nothing and chunks come from the wrong document. We rewrite only such tokens, segmenting them
+into words attested in the corpus itself (a frequency-scored word break), so no rule names any company.
+
+Public API:
+    NameVocabulary.from_texts(texts) / .from_documents(docs)   corpus word counts, forms, document frequency
+    rewrite_query(query, vocab) -> str                          the query with squashed names spelled out
+    name_terms(query, vocab) -> list[str]                       distinctive name words, for routing / BM25
+    split_title(query) -> (title, question)                     the "Consider the <title>; <question>" form
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sac.types import Document
+
+# Tokens are runs of letters/digits (Unicode-aware); "_" is excluded so file-name separators split.
+_TOKEN = re.compile(r"[^\W_]+")
+# A query token plus an optional possessive ("VELCO's", "AGProjects'"); the bare "'" only after an "s".
+_QUERY_TOKEN = re.compile(r"(?P<tok>[^\W_]+)(?P<poss>['’]s\b|(?<=[sS])['’](?![^\W_]))?")
+# Two adjacent capitalised words ("AG Projects"): evidence that a camelCase split is how the corpus
+# writes the name. The lookahead lets pairs overlap ("American Physicians Capital").
+_CAP_PAIR = re.compile(r"\b([A-Z][^\W_]*)[ \t]+(?=([A-Z][^\W_]*))")
+_TITLE = re.compile(r"^\s*Consider\s+(?:the\s+)?(?P<title>[^;]+?)\s*;\s*(?P<question>.*)\Z", re.S)
+
+# Company-form words. They are ordinary corpus words too; listing them lets short squashed tokens
+# ("MPLXLP") qualify, keeps them out of name_terms (every filer has one) and formats ",INC" glue.
+_SUFFIX_FORMS = {
+    w.lower(): w
+    for w in "Inc Incorporated Corp Corporation Co Company LLC LLP LLLP Ltd Limited LP PLC SA AG NV BV GmbH "
+    "Holding Holdings Group Partners Trust Bancorp Bancshares".split()
+}
+LEGAL_SUFFIXES = frozenset(_SUFFIX_FORMS)
+
+MIN_SQUASHED = 7  # all-caps tokens shorter than this are acronyms ("NDA", "CEII", "VELCO"), not squashed
+MAX_WORD = 30  # longest piece the word break considers
+MAX_UNKNOWN_SHARE = 0.5  # reject a segmentation whose characters are mostly not corpus words
+# Word-break prices in nats, set on the 510 CUAD filer names (see tests/test_names.py).
+WORD_PENALTY = 4.0  # per word: fewer, longer words
+SHORT_PENALTY = 6.0  # extra per 2-letter word that is no company form
+UNKNOWN_CHAR = 3.5  # per character of a piece the corpus lacks
+
+
+@dataclass(slots=True)
+class NameVocabulary:
+    """Case-insensitive word statistics of a corpus, plus the casing the corpus itself uses.
+
+    ``counts``: lower-case word -> occurrences; ``df``: lower-case word -> documents containing it;
+    ``forms``: lower-case word -> preferred original-case spelling (capitalised forms win, since names
+    are what we restore; all-caps headings count less than Title/mixed case for longer words);
+    ``pairs``: (word, next word) -> count, for adjacent capitalised words only (name bigrams).
+    """
+
+    counts: Counter = field(default_factory=Counter)
+    df: Counter = field(default_factory=Counter)
+    forms: dict = field(default_factory=dict)
+    pairs: Counter = field(default_factory=Counter)
+    total: int = 0
+    n_docs: int = 0
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> NameVocabulary:
+        """Build from raw texts, one per document: a few seconds for 510 CUAD contracts (27 MB)."""
+        raw: Counter = Counter()
+        df: Counter = Counter()
+        pairs: Counter = Counter()
+        n_docs = 0
+        for text in texts:
+            doc = Counter(_TOKEN.findall(text))  # raw forms: keeps casing without a second pass
+            raw.update(doc)
+            df.update({t.lower() for t in doc})
+            pairs.update((a.lower(), b.lower()) for a, b in _CAP_PAIR.findall(text))
+            n_docs += 1
+        counts: Counter = Counter()
+        best: dict = {}  # lower-case word -> (weight, form) of its best spelling so far
+        for form, n in raw.items():
+            counts[form.lower()] += n
+            best[form.lower()] = max(best.get(form.lower(), (-1.0, "")), (_form_weight(form, n), form))
+        forms = {low: form for low, (_, form) in best.items()}
+        return cls(counts=counts, df=df, forms=forms, pairs=pairs, total=sum(counts.values()), n_docs=n_docs)
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[Document]) -> NameVocabulary:
+        return cls.from_texts(d.text for d in documents)
+
+    def __contains__(self, word: str) -> bool:
+        return self.counts.get(word.lower(), 0) > 0
+
+    def form(self, word: str) -> str:
+        """The corpus spelling of ``word``, or ``word`` unchanged when the corpus lacks it."""
+        return self.forms.get(word.lower(), word)
+
+    def logp(self, word: str) -> float:
+        """Unigram log probability; -inf for unattested words."""
+        n = self.counts.get(word.lower(), 0)
+        return math.log(n / self.total) if n else -math.inf
+
+
+def _form_weight(form: str, n: int) -> float:
+    """How much one spelling counts as *the* name form. Capitalised beats lower case; an all-caps
+    spelling of a longer word is mostly a heading ("AGREEMENT", "INC."), so Title/mixed case wins
+    unless all-caps is far more common (true acronyms such as "VELCO", "HPIL" have no other form)."""
+    if not next((c for c in form if c.isalpha()), "a").isupper():
+        return n * 1e-3  # lower case only wins when no capitalised form exists at all ("2TheMart" is not)
+    if form.isupper():
+        return n * (0.05 if len(form) > 3 else 0.25 if len(form) == 3 else 1.0)
+    return float(n)
+
+
+def split_title(query: str) -> tuple[str, str]:
+    """Split "Consider the <title>; <question>" into (title, question); ("", query) otherwise."""
+    m = _TITLE.match(query)
+    return (m["title"], m["question"]) if m else ("", query)
+
+
+def _spell(word: str, vocab: NameVocabulary) -> str:
+    """Corpus spelling of a name word, capitalised since it is part of a name; company forms get
+    their usual spelling ("Inc", "LLC"), which the corpus may lack or only have as "INC."."""
+    if word.lower() in _SUFFIX_FORMS:
+        return _SUFFIX_FORMS[word.lower()]
+    form = vocab.form(word)
+    return form[0].upper() + form[1:] if form[:1].islower() else form
+
+
+def segment(token: str, vocab: NameVocabulary) -> list[tuple[str, str]]:
+    """Best word break of ``token`` as [(piece, kind)], kind "word", "unknown" or "poss" (an "s" that
+    is a squashed possessive: "WOMENSGOLF" -> Women|s|Golf). Maximises summed unigram log probability
+    minus a price per word, so fewer, longer, attested words win over shreds of short ones
+    ("AT EN TO SA"). Single letters are never words here: initials rarely help and "a"/"i" shred.
+    """
+    low = token.lower()
+    n = len(low)
+    poss_score = vocab.logp("s")  # how often the corpus writes "X's" (tokenised as "X", "s")
+    # An unseen piece is rarer than any seen word and gets rarer with length: the break prefers corpus
+    # words, yet one unknown name ("MPLX") beats shreds of short ones ("MP", "LX").
+    unseen = -math.log(vocab.total + 1)
+    # best[end] = (score, start of the last piece, kind of the last piece)
+    best: list[tuple[float, int, str]] = [(0.0, 0, "word")] + [(-math.inf, 0, "")] * n
+    for end in range(1, n + 1):
+        for start in range(max(0, end - MAX_WORD), end):
+            before = best[start]
+            if before[0] == -math.inf:
+                continue
+            piece = low[start:end]
+            score, kind = vocab.logp(piece), "word"
+            if piece in LEGAL_SUFFIXES and end == n and start > 0:
+                score = WORD_PENALTY  # a closing company form is near-certain ("...INC"): free
+            elif piece == "s" and before[2] == "word" and start - before[1] >= 3 and poss_score > -math.inf:
+                score, kind = poss_score, "poss"
+            elif score == -math.inf or (len(piece) == 1 and not piece.isdigit()):
+                score, kind = unseen - UNKNOWN_CHAR * len(piece), "unknown"
+            if kind == "word" and len(piece) <= 2 and not piece.isdigit() and piece not in LEGAL_SUFFIXES:
+                score -= SHORT_PENALTY  # "AT EN TO SA", "OF G": names are rarely made of 2-letter words
+            total = before[0] + score - WORD_PENALTY
+            if total > best[end][0]:
+                best[end] = (total, start, kind)
+    pieces: list[tuple[str, str]] = []
+    end = n
+    while end > 0:
+        _, start, kind = best[end]
+        if kind == "unknown" and pieces and pieces[-1][1] == "unknown":
+            pieces[-1] = (token[start:end] + pieces[-1][0], "unknown")  # one unknown name, kept whole
+        else:
+            pieces.append((token[start:end], kind))
+        end = start
+    pieces.reverse()
+    return pieces
+
+
+def _join(pieces: list[tuple[str, str]], vocab: NameVocabulary) -> list[str]:
+    """Words to print: corpus spelling for known words, the user's form for unknown ones, "'s" glued."""
+    words: list[str] = []
+    for piece, kind in pieces:
+        if kind == "poss" and words:
+            words[-1] += "'s"
+        else:
+            words.append(_spell(piece, vocab) if kind == "word" else piece)
+    return words
+
+
+def _squashed_words(token: str, vocab: NameVocabulary) -> list[str] | None:
+    """Words for an all-caps squashed token ("ENERGOUSCORP" -> Energous Corp), or None to keep it."""
+    if not token.isupper() or len(token) < 6 or len(token.lower()) != len(token):
+        return None
+    pieces = segment(token, vocab)
+    if len(pieces) < 2:
+        return None
+    ends_legal = pieces[-1][0].lower() in LEGAL_SUFFIXES
+    if len(token) < MIN_SQUASHED and not ends_legal:
+        return None  # a short all-caps run is an acronym, not a squashed name
+    stem = pieces[:-1] if ends_legal else pieces
+    unknown = sum(len(p) for p, kind in stem if kind == "unknown")
+    if unknown > MAX_UNKNOWN_SHARE * len(token) and not (ends_legal and len(stem) == 1):
+        return None  # mostly unexplained: segmenting would be a guess ("BANGI INC" is still fine)
+    return _join(pieces, vocab)
+
+
+def _camel_parts(token: str) -> list[str]:
+    """Split at case and digit boundaries: "AGProjects" -> AG|Projects, "GluMobileInc" -> Glu|Mobile|Inc.
+    A loop over str methods rather than [A-Z] classes, so "Société" stays one word."""
+    parts, start = [], 0
+    for i in range(1, len(token)):
+        a, b, after = token[i - 1], token[i], token[i + 1 : i + 2]
+        if (a.islower() and b.isupper()) or a.isdigit() != b.isdigit() or (a.isupper() and b.isupper() and after.islower()):
+            parts.append(token[start:i])
+            start = i
+    return parts + [token[start:]]
+
+
+def _is_camel(token: str) -> bool:
+    letters = [c for c in token if c.isalpha()]
+    return bool(letters) and letters[0].isupper() and token.upper() != token and len(_camel_parts(token)) > 1
+
+
+def _camel_words(token: str, vocab: NameVocabulary) -> list[str] | None:
+    """Words for a camelCase token ("GluMobileInc" -> Glu Mobile Inc), or None to keep it."""
+    parts = _camel_parts(token)
+    words: list[str] = []
+    i = 0
+    while i < len(parts):
+        # Re-join neighbours the corpus itself writes as one camelCase word ("2"+"The"+"Mart" ->
+        # "2TheMart"); an all-caps or lower-case join ("REALESTATE") is no such evidence.
+        for j in range(len(parts), i + 1, -1):
+            form = vocab.forms.get("".join(parts[i:j]).lower(), "")
+            if len(_camel_parts(form)) > 1:
+                words.append(form)
+                i = j
+                break
+        else:
+            words.extend(_part_words(parts[i], vocab))
+            i += 1
+    low = [w.lower() for w in words]
+    # Two plain words ("PayPal", "ResConnect") may be a brand the corpus just lacks; split them only
+    # when a company-form word or the corpus's own "AG Projects" pair says they are separate words.
+    if len(words) == 2 and not set(low) & LEGAL_SUFFIXES and not vocab.pairs.get((low[0], low[1])):
+        return None
+    return words if len(words) > 1 else None
+
+
+def _part_words(part: str, vocab: NameVocabulary) -> list[str]:
+    """One camelCase part: its corpus spelling, or a squashed word break ("Creditcardscom") when
+    every piece is a corpus word, else the part as the user wrote it."""
+    if part.lower() in _SUFFIX_FORMS:
+        return [_SUFFIX_FORMS[part.lower()]]  # "Llc" -> "LLC"
+    if part in vocab:
+        form = vocab.form(part)
+        return [form if len(_camel_parts(form)) > 1 else part]  # user's "Glu"; corpus's "CytoDyn"
+    if len(part) >= MIN_SQUASHED and len(part.lower()) == len(part):
+        pieces = segment(part, vocab)
+        if len(pieces) > 1 and all(kind != "unknown" for _, kind in pieces):
+            return _join(pieces, vocab)
+    return [part]
+
+
+def _rewrite_token(token: str, vocab: NameVocabulary) -> list[str] | None:
+    """Replacement words for one token, or None to keep it. Corpus words are never rewritten."""
+    if token in vocab or not any(c.isalpha() for c in token):
+        return None
+    return _camel_words(token, vocab) if _is_camel(token) else _squashed_words(token, vocab)
+
+
+def _name_like(token: str) -> bool:
+    return len(token) > 1 and (token.isupper() or _is_camel(token))
+
+
+def _opens_sentence(text: str, i: int) -> bool:
+    j = i - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return j < 0 or text[j] in ".;:?!"
+
+
+def _rewrite(query: str, vocab: NameVocabulary) -> tuple[str, list[str]]:
+    """The rewritten query and the name words it found (rewritten tokens and name-like tokens)."""
+    out: list[str] = []
+    names: list[str] = []
+    pos = 0
+    rewritten_end = -1  # end offset of the last rewritten token, to format a glued ",INC"
+    for m in _QUERY_TOKEN.finditer(query):
+        token = m["tok"]
+        out.append(query[pos : m.start()])
+        pos = m.end()
+        glued = m.start() == rewritten_end + 1 and query[rewritten_end : m.start()] in (",", ".")
+        if glued and token.lower() in LEGAL_SUFFIXES:
+            # "BELLRINGBRANDS,INC" -> "BellRing Brands, Inc": give the suffix its own word.
+            out.append(" " + _spell(token, vocab) + (m["poss"] or ""))
+            rewritten_end = m.end()
+            continue
+        words = _rewrite_token(token, vocab)
+        # Possessives only go on name-like tokens: "VELCO's" -> "VELCO", but "Papa John's" stays.
+        poss = "" if words or _name_like(token) else m["poss"] or ""
+        if words:
+            out.append(" ".join(words) + poss)
+            names.extend(words)
+            rewritten_end = m.end()
+        else:
+            out.append(token + poss)
+            # A capitalised word opening a sentence ("Consider", "Does") is no name unless it looks
+            # like one (all caps, camelCase) or has digits.
+            mixed = any(c.isdigit() for c in token) and any(c.isalpha() for c in token)  # "On2"
+            if _name_like(token) or mixed or (token[:1].isupper() and not _opens_sentence(query, m.start())):
+                names.append(token)
+    out.append(query[pos:])
+    return "".join(out), names
+
+
+def rewrite_query(query: str, vocab: NameVocabulary) -> str:
+    """Spell out squashed, camelCase and possessive company names in ``query`` using corpus words.
+
+    Only such tokens change; everything else (spacing, punctuation, other words) stays byte-identical,
+    so a question without file-name-style names comes back unchanged. Works on "Consider the <title>;
+    <question>" titles and on free text alike.
+    """
+    return _rewrite(query, vocab)[0]
+
+
+def name_terms(query: str, vocab: NameVocabulary, max_df_share: float = 0.05) -> list[str]:
+    """Distinctive name words of ``query`` (after rewriting), as spelled there, in order of appearance.
+
+    A word qualifies when it is capitalised (or came from a rewritten name), the corpus has it, it is
+    no company-form suffix, and it is rare across documents (df <= max_df_share of documents, at least 1)
+    -- exactly the words that can route a question to its document ("Physicians", "Energous", "VELCO").
+    """
+    limit = max(1.0, max_df_share * vocab.n_docs)
+    seen: set[str] = set()
+    terms: list[str] = []
+    for word in _rewrite(query, vocab)[1]:
+        for piece in _TOKEN.findall(word):
+            low = piece.lower()
+            if low in seen or low in LEGAL_SUFFIXES or not vocab.df.get(low) or vocab.df[low] > limit:
+                continue
+            seen.add(low)
+            terms.append(piece)
+    return terms

@@ -1,0 +1,119 @@
+"""What the method options do, in one place: ``Workbench.build`` asks ``index_inputs`` what to embed,
+``Workbench.search`` asks ``search`` for the hits.
+
+Index options (their own index): ``merge<N>`` (sac.chunking.merge), then ``sections`` (sac.chunking.sections).
+Search options, applied in this order per query: ``names`` rewrites the question's company names
+(sac.retrieval.names), ``docs<N>`` picks the documents (sac.retrieval.docfirst), the chunk search inside them
+is dense or ``hybrid<w>`` (sac.retrieval.hybrid), then ``rerank`` reorders the top N (sac.retrieval.rerank).
+``hybrid<w>`` weighs the chunk scores only; the document stage has its own fixed fusion.
+A method without search options is the plain dense top-k of its index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sac.chunking.merge import merge_small_chunks
+from sac.chunking.sections import section_prefixes
+from sac.index import snapshot
+from sac.retrieval import docfirst, hybrid, names
+from sac.retrieval import rerank as reranking
+from sac.retrieval.methods import Method
+from sac.types import Chunk, Document, Hit
+
+
+def index_inputs(
+    method: Method, documents: Sequence[Document], chunks_of: Callable[[Document], list[Chunk]], chunk_size: int,
+) -> tuple[list[Chunk], dict[str, str]]:
+    """The chunks this method's index holds and the extra context (chunk id -> section line) it embeds."""
+    merge = method.option("merge")
+    chunks: list[Chunk] = []
+    for doc in documents:
+        own = chunks_of(doc)
+        chunks.extend(merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own)
+    if method.option("sections") is None:
+        return chunks, {}
+    return chunks, section_prefixes({d.doc_id: d for d in documents}, chunks)
+
+
+def _rewrite_names(
+    wb: Any, snap: snapshot.IndexSnapshot, queries: Sequence[str], vectors: np.ndarray,
+) -> tuple[list[str], np.ndarray]:
+    """Queries with company names written as the corpus writes them; changed ones are embedded again."""
+    vocab = snap.derived("names_vocabulary",
+                         lambda: names.NameVocabulary.from_texts(snap.document_text(d) for d in snap.documents))
+    rewritten = [names.rewrite_query(q, vocab) for q in queries]
+    changed = [i for i, (a, b) in enumerate(zip(queries, rewritten)) if a != b]
+    if not changed:
+        return list(queries), vectors
+    out = np.array(vectors, dtype=np.float32, copy=True)
+    out[changed] = wb.embed_queries([rewritten[i] for i in changed])
+    return rewritten, out
+
+
+def search(
+    wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int,
+) -> list[list[Hit]]:
+    """Top-k hits per query for one method of a ``Workbench``."""
+    index = wb.index(corpus, method)
+    opts = method.search_options
+    if not opts:
+        return index.search(vectors, k)
+    if "names" in opts:
+        queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index), queries, vectors)
+        opts = {key: value for key, value in opts.items() if key != "names"}
+        if not opts:
+            return index.search(vectors, k)
+    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
+    snap = snapshot.snapshot(wb.client, index)
+    first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
+    weight = float(opts["hybrid"]) if "hybrid" in opts else None
+    texts: list[str] | None = None
+    bm25 = None
+    if weight is not None or reranker is not None:
+        texts = snapshot.embedded_texts(snap, method, wb.summary_store)
+    if weight is not None and texts is not None:
+        bm25 = hybrid.bm25_index(snap, texts, method.index_name)
+    n_docs = int(opts["docs"]) if "docs" in opts else None
+    doc_weight = float(opts.get("docw") or docfirst.DENSE_SHARE)
+    pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
+    summary_vecs = None
+    doc_bm25 = None
+    if n_docs is not None:
+        summaries = snapshot.summary_texts(snap, method, wb.summary_store)
+        if summaries:
+            summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
+        doc_bm25 = docfirst.document_bm25(snap, summaries)
+
+    dense_all: list[list[Hit]] | None = None
+    if n_docs is None:
+        dense_all = index.search(vectors, pool)  # one round trip for every query
+    out: list[list[Hit]] = []
+    for i, query in enumerate(queries):
+        vector = np.asarray(vectors[i], dtype=np.float32)
+        lexical = bm25.scores(query) if bm25 is not None else None
+        allowed = None
+        if n_docs is not None:
+            scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
+                                              lexical=doc_bm25.scores(query) if doc_bm25 is not None else None,
+                                              weight=doc_weight)
+            chosen = docfirst.top_documents(scored, n_docs)
+            allowed = snap.rows(chosen)
+            where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None
+            dense = index.search(vector[None, :], pool, where=where)[0] if chosen else []
+        else:
+            assert dense_all is not None
+            dense = dense_all[i]
+        if weight is not None and lexical is not None:
+            hits = hybrid.fuse(snap, vector, dense, lexical, weight, first_k, allowed_rows=allowed)
+        else:
+            hits = dense[:first_k]
+        if reranker is not None and texts is not None:
+            rows = [snap.row_of[h.chunk.chunk_id] for h in hits]
+            ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
+            hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
+        out.append(hits[:k])
+    return out

@@ -1,0 +1,530 @@
+"""Party names for the built-in summarizer: who a contract is between, read from its own text.
+
+Regular expressions over the clause that introduces the parties (and, when that clause names fewer than two,
+the cover lines before it). Every rule is general: none names a particular contract or party.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+# --------------------------------------------------------------------------------------------------
+# Text helpers shared with facts.py
+
+
+def squash(text: str) -> str:
+    """Runs of white space as one space; soft hyphens (invisible in print) dropped."""
+    return re.sub(r"\s+", " ", text.replace("\u00ad", "")).strip()
+
+
+# Legal forms and other abbreviations that stay upper case whatever the document does.
+_STANDARD_CAPS = frozenset(
+    "LLC LP LLP LLLP PLC AG AB SA NV BV SE USA US UK EU II III IV VI NDA IP JV R&D TV DVD PC".split()
+)
+_FORM_CASE = {"LTD": "Ltd", "CORP": "Corp", "INC": "Inc", "CO": "Co", "PTY": "Pty", "PTE": "Pte"}
+SMALL_WORDS = frozenset("a an and as at by for in of on or the to with from".split())
+
+
+def acronyms(text: str) -> frozenset[str]:
+    """Words of 2-5 letters the document writes in upper case inside running text more than in any other case.
+
+    An all-caps heading ("JOINT VENTURE AGREEMENT") cannot tell an acronym from a word; the document's
+    own sentences can: "HPS shall ..." keeps "HPS", while "joint" in lower case makes "JOINT" a word.
+    """
+    caps: Counter[str] = Counter()
+    other: Counter[str] = Counter()
+    for line in text[:60000].splitlines():
+        if not any(c.islower() for c in line):  # an all-caps line is a heading: it says nothing
+            continue
+        words = re.findall(r"[A-Za-z][A-Za-z&]*", line)
+        for i, word in enumerate(words):
+            if not word.isupper():
+                other[word.upper()] += 1
+            elif len(word) >= 2 and not any(_is_caps_word(n) for n in words[max(0, i - 1) : i] + words[i + 1 : i + 2]):
+                caps[word] += 1  # alone among lower-case words: "ACME shall"; "ACME WIDGETS CORP" is a name in capitals
+    return frozenset(w for w, n in caps.items() if n >= 2 and n > 2 * other[w] and len(w) <= 5)
+
+
+def _is_caps_word(word: str) -> bool:
+    return len(word) >= 2 and word.isupper()
+
+
+def title_case(text: str, keep: Collection[str] = ()) -> str:
+    """Readable case for all-caps text ("JOINT VENTURE AGREEMENT" -> "Joint Venture Agreement").
+
+    In mixed text only runs of two or more all-caps words change ("ALPHA BETA, Gamma Ltd."); a lone
+    all-caps word there is an acronym. Kept as written: ``keep`` (the document's acronyms), standard legal
+    abbreviations, dotted forms ("S.A."), words with digits, and short words without a vowel ("XYZ").
+    """
+    words = text.split(" ")
+    if any(c.islower() for c in text):
+        caps = [_is_caps_word(w.strip(",.;:()\"“”'’")) for w in words]
+        runs = [c and ((i > 0 and caps[i - 1]) or (i + 1 < len(caps) and caps[i + 1])) for i, c in enumerate(caps)]
+        return " ".join(_word_case(w, i, keep) if run else w for i, (w, run) in enumerate(zip(words, runs)))
+    return " ".join(_word_case(w, i, keep) for i, w in enumerate(words))
+
+
+def _word_case(word: str, i: int, keep: Collection[str]) -> str:
+    core = word.strip(",.;:()\"“”'’")
+    letters = [c for c in core if c.isalpha()]
+    dotted = ("." in core or "/" in core) and len(letters) <= 4  # "S.A.", "N.V.", "L.L.C.", "S/A"
+    if core in _FORM_CASE:
+        return word.replace(core, _FORM_CASE[core])
+    if (
+        core in keep
+        or core in _STANDARD_CAPS
+        or dotted
+        or any(c.isdigit() for c in core)
+        or (len(core) <= 4 and not any(v in core for v in "AEIOUY"))
+    ):
+        return word
+    if i > 0 and core.lower() in SMALL_WORDS:
+        return word.lower()
+    return re.sub(r"[^\W\d_]+", lambda m: m.group(0)[:1] + m.group(0)[1:].lower(), word)
+
+
+# --------------------------------------------------------------------------------------------------
+# Name patterns
+
+SUFFIX = (
+    r"(?:Limited Liability Company|LIMITED LIABILITY COMPANY|Limited Partnership|LIMITED PARTNERSHIP|"
+    r"Inc|INC|inc|Incorporated|INCORPORATED|LLC|L\.L\.C|Ltd|LTD|Limited|LIMITED|Corp|CORP|Corporation|CORPORATION|"
+    r"Company|COMPANY|Co|CO|plc|PLC|AG|GmbH|S\.A|SA|S/A|N\.V|NV|B\.V|BV|LP|L\.P|LLP|L\.L\.P|LLLP|PLLC|P\.C|AB|FSB|"
+    r"N\.\s?A|S\.p\.A|SpA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.à r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
+    r"SE|Sdn\.? Bhd|Bhd|Berhad|Tbk|Trust|TRUST|Bank|BANK|Authority|AUTHORITY|Partnership|PARTNERSHIP|"
+    r"Association|ASSOCIATION|University|UNIVERSITY|Foundation|FOUNDATION)"
+)
+_UP = "A-ZÀ-ÖØ-Þ"  # upper-case letters, accented ones included
+_AL = "A-Za-zÀ-ÖØ-öø-ÿ"
+# A capitalised word; "/" and "_" occur inside names ("Alpha/Beta Corp.", "ALPHA_B AG").
+_WORD = rf"[{_UP}][{_AL}0-9&'’./_-]*"
+# A name may start with a number ("1234567 Ontario Limited") or a lower-case brand ("eBay", "acme.com").
+_FIRST = rf"(?:(?!(?:AND|And)\b){_WORD}|(?!(?:19|20)\d\d\b)\d{{4,}}(?=\s+[{_UP}])|[a-z]{{1,2}}[{_UP}][{_AL}0-9.-]*|[a-z][a-z0-9-]*\.com)"
+_NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{{1,12}}\)|&|of|OF|de|du|la)"
+# "and" joins two parties ("Alpha Inc. and Beta Ltd."); inside a name it comes right before the last word
+# ("Example Research and Engineering Company"), and never after a comma or a number (an address).
+_AND_WORD = rf"(?<![\d,;])\s+(?:and|AND)\s+{_WORD}"
+# "Acme Widgets Company, LLC", "ALPHA LIMITED", "Example Trading (Pty) Ltd.", "eExample Inc.", "acme.com, inc."
+_ORG_RE = re.compile(
+    rf"(?<![\w&/])({_FIRST}(?:[ ,]+{_NAME_WORD}){{0,8}}?(?:{_AND_WORD})?(?:,?\s+{SUFFIX}\.?){{1,2}})"
+    rf"(?![\w-])(?!\s*(?:Name|name|:))"
+)
+_DESCRIBED_RE = re.compile(  # "Acme Projects, a Dutch corporation", "Dr. Jane Q. Doe, an individual"
+    rf"(?<![\w&])((?:Dr\.|Mr\.|Ms\.|Mrs\.)?\s*{_WORD}(?:\s+(?:{_WORD}|&|of|OF)){{0,6}}"
+    r"(?:,\s+[A-Z][A-Za-z]+)?),?\s+"
+    r"(?:an?|the)\s+(?:[A-Z][\w.-]*\s+){0,4}(?i:corporation|company|limited liability company|partnership|"
+    r"individual|municipal corporation|state-owned|public body|non-profit|nonprofit|not-for-profit|bank|trust|"
+    r"statutory trust|business trust|university|institution|division|city|county|municipality|agency)\b"
+)
+# A name followed by its defined term: "Example Public Service Authority ("Example")".
+_DEFINED = r"(?:\(|,?\s*(?:hereinafter|herein)\b)"
+_ALIASED_RE = re.compile(
+    rf"(?<![\w&])((?:Dr\.|Mr\.|Ms\.|Mrs\.)?\s*{_WORD}(?:\s+(?:{_WORD}|&|of)){{1,6}}),?\s*"
+    rf"{_DEFINED}\s*(?:the\s+|(?:referred\s+to\s+|called\s+)(?:as\s+)?(?:the\s+)?|hereinafter\s+(?:referred\s+to\s+as\s+"
+    r"|called\s+)?(?:the\s+)?|collectively,?\s+)?[\"“'‘]{1,2}[A-Z]"
+)
+_LOCATED_RE = re.compile(  # "The University of Example, located at ...", "Example Center, with a place of business"
+    rf"(?<![\w&])((?:The\s+)?{_WORD}(?:\s+(?:{_WORD}|of|for|&)){{1,8}}),?\s+"
+    r"(?:with\s+(?:a|its)\s+(?:principal\s+)?(?:place\s+of\s+business|offices?)|located\s+at|"
+    r"having\s+(?:its|a)\s+(?:principal|registered)\s+(?:office|place))"
+)
+_PERSON_RE = re.compile(  # "(2) JANE DOE of", "between Dr. Jane Q. Doe (the"
+    r"(?:\(\d\)|\bbetween:?|\bBETWEEN:?|\band:?|\bAND:?)\s+((?:Dr\.|Mr\.|Ms\.|Mrs\.)\s+)?"
+    r"([A-Z][a-zA-Z'’-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-zA-Z'’-]+){1,2})(?:\s*[(,]|\s+of\b)"
+)
+_SINGLE_RE = re.compile(rf"(?:\bbetween|\band|\bamong)\s+({_WORD}),?\s*\((?:the\s+)?[\"“]")  # "and Example, ("Supplier")"
+# A label before a party: "Party A: ...", "Licensor: ...".
+_LABELLED_RE = re.compile(
+    rf"\b(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
+    rf"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)\s*[:：]\s*({_WORD}(?:\s+{_NAME_WORD}){{0,7}})"
+)
+_TRADING_AS_RE = re.compile(  # "Example (Pty) Ltd. (trading as Example)", "Example, Inc., d/b/a Example USA"
+    r",?\s*\(?(?:trading as|t/a|d/b/a|dba|doing business as)\s+([A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})\)?"
+)
+# A name after these words is a descriptor, a former name or a parent, not a party.
+_NOT_A_PARTY_BEFORE_RE = re.compile(
+    r"(?:\b(?:an?|as|known as|d/b/a|f/k/a|dba|trading as|subsidiary of|affiliate of|parent|of the|under the laws of|"
+    r"laws of|located in|located at|office at|address at|attention:?|attn:?|c/o|copy to|institution of|member of|"
+    r"division of|part of|on behalf of|listed on(?: the)?(?: \w+)?|traded on(?: the)?)|[\"“'‘(])\s*$",
+    re.IGNORECASE,
+)
+PARTIES_START_RE = re.compile(
+    r"\b(?:by and between|by and among|between|among|Between|Among|BETWEEN|AMONG|PARTIES|Parties:|in favou?r of|made by|"
+    r"The undersigned)\b"
+)
+# In a long front matter (a table of contents) the opening clause can lie far beyond the head.
+_LATE_START_RE = re.compile(
+    r"\b(?:by and between|by and among|(?:made|entered into)[^.]{0,80}?\b(?:between|among))\b|"
+    r"\b(?:BETWEEN|Between):?\s+(?=[A-Z]{2})"  # a "BETWEEN" heading over the parties' names in capitals
+)
+_PARTIES_END_RE = re.compile(
+    r"\b(?:WHEREAS|Whereas|RECITALS?|Recitals|BACKGROUND|Background|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|"
+    r"NOW,? THEREFORE|IT IS (?:HEREBY )?AGREED|The parties agree|Purpose\.|Definitions)"
+)
+# A term defined right after a name: ("Short"), (the "Short"), hereinafter called "Short".
+_DEFINITION_RE = re.compile(
+    r"[^()\"“”]{0,200}?(?:\(\s*(?:(?:hereinafter|herein)\b)?|\b(?:hereinafter|herein)\b)\s*"
+    r"(?:(?:referred\s+to|called|individually|collectively)\b"
+    r"[^\"“”()]{0,30})?(?:as\s+)?(?:the\s+)?((?:[\"“][^\"“”]{1,40}[\"”][,\s]*(?:or|and)?\s*(?:the\s+)?){1,3})"
+)
+_QUOTED_RE = re.compile(r"[\"“]([^\"“”]{1,40})[\"”]")
+_SOURCE_RE = re.compile(r"Source:\s*([^\n]{2,80}?),\s*[^,\n]{1,25},\s*\d{1,2}/\d{1,2}/\d{4}")
+
+# --------------------------------------------------------------------------------------------------
+# What is not a name
+
+PLACES = frozenset({
+    "united kingdom", "united states", "united states of america", "canada", "england", "england and wales",
+    "israel", "japan", "germany", "france", "netherlands", "new york", "delaware", "california", "texas",
+    "florida", "virginia", "nevada", "south carolina", "north carolina", "british columbia", "ontario",
+    "quebec", "massachusetts", "new jersey", "pennsylvania", "illinois", "georgia", "ohio", "colorado", "china",
+    "hong kong", "singapore", "washington", "minnesota", "michigan", "switzerland",
+})
+# Roles and pronouns that stand for a party ("the Licensor", "we"); a term defined as one marks a party.
+PARTY_ROLES = frozenset("""
+company companies corporation party parties recipient receiving disclosing customer customers supplier suppliers
+licensee licensees licensor licensors lessor lessee seller sellers buyer buyers purchaser purchasers agent agents
+merchant sponsor sponsors club employer employee executive grantor grantee client clients contractor subcontractor
+consultant consultants distributor distributors reseller resellers transporter shipper manufacturer developer
+franchisor franchisee owner owners operator landlord tenant lender lenders borrower borrowers investor investors
+endorser talent adviser advisor trust trustee trustees fund bank servicer issuer carrier provider producer publisher
+promoter marketer affiliate affiliates member members partner partners representative representatives vendor principal
+holder guarantor institution university venture manager administrator undersigned individual we us our you your they
+it its lead master sub service services marketing co host entity entities holding joint sublicensee subadviser
+discloser association partnership licensing servicing prime exclusive authorized independent strategic original
+general limited managing them i me
+""".split())
+# Roles, pronouns and defined terms: a name made only of these (and small words) names no one.
+ROLE_WORDS = PARTY_ROLES | frozenset("""
+agreement effective date execution confidential information business commission securities exchange act state
+schedule exhibit section article this each all any whereas name address inc together
+""".split())
+_TYPE_NOUNS = frozenset("agreement contract amendment addendum memorandum indenture deed".split())
+_ADDRESS_RE = re.compile(
+    r"(?i:\b(?:Street|St\.|Avenue|Ave\.?|Road|Rd\.|Drive|Boulevard|Blvd\.?|Lane|Suite|Ste\.?|Floor|Parkway|Pkwy|"
+    r"Highway|Hwy|P\.?\s?O\.?\s+Box|Box\s+\d+|Mailcode|Building\s+No)(?![\w])|\bWay(?=,))|"
+    r"\b\d{5}(?:-\d{4})?\b|,\s+[A-Z][a-z]+,\s+[A-Z]{2}\.?$|"
+    r",\s+(?!AG|SA|AB|BV|LP|SE|KK|NA|PC|Oy)[A-Z]{2}$"  # "Example City, ST": a US state code after a comma
+)
+_PLACEHOLDER_RE = re.compile(r"_{2,}|[\[\]●•<>]|\b(?:Name|Title|By|Its|Date)\s*:", re.IGNORECASE)
+_SIGNATURE_RE = re.compile(  # signature blocks and headings run into a name
+    r"\b(?:Authorized Signatory|Signatory|Attorney-in-fact|Officer|Witness|Exhibit|Schedule|Section|Article)\b",
+    re.IGNORECASE,
+)
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATE_IN_NAME_RE = re.compile(rf"\b{_MONTH}\s+\d", re.IGNORECASE)  # a date left in a signature line
+_LEADING_DATE_RE = re.compile(rf"^(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH},?\s+\d{{4}})\s+", re.IGNORECASE)
+
+
+def is_role(name: str) -> bool:
+    """True when ``name`` is made only of role words, pronouns and small words ("the Company", "Party A")."""
+    words = [w for w in re.sub(r"[^a-z0-9 ]", " ", name.lower()).split() if w not in SMALL_WORDS and len(w) > 1]
+    if len(words) == 2 and words[0] == "party" and len(words[1]) == 1:
+        return True
+    return all(w in ROLE_WORDS for w in words)
+
+
+def not_a_name(name: str) -> str | None:
+    """Why ``name`` is not a party name ("role", "address", "placeholder", "signature", "heading"), or None."""
+    if _PLACEHOLDER_RE.search(name):
+        return "placeholder"
+    if _ADDRESS_RE.search(name):
+        return "address"
+    if _SIGNATURE_RE.search(name) or _DATE_IN_NAME_RE.search(name):
+        return "signature"
+    low = name.lower().strip(" .")
+    if is_role(low) or low in PLACES or len(low) < 3:
+        return "role"
+    if not re.search(r"[a-z]", name_key(name)):  # "2440 SE": a street number before a direction
+        return "number"
+    if re.match(r"(?:(?:people's|federal)\s+)?(?:republic|states?|commonwealth|province|kingdom)\s+of\b", low):
+        return "place"
+    # "A. Territories" (a numbered heading), "Acme Corp. Products" (two sentences run together)
+    if re.match(r"^[A-Z]\.\s+[A-Z][a-z]{3,}", name) or re.search(r"\b(?!Corp|Bros|Intl)[A-Za-z]{4,}\.\s+[A-Z]", name):
+        return "heading"
+    if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()):
+        return "heading"
+    return None
+
+
+_LEGAL_WORDS_RE = re.compile(rf"\b(?:{SUFFIX.lower().replace(chr(92) + '.', '')})\b")
+
+
+def name_key(name: str) -> str:
+    """A name without punctuation and legal-form words: "Example, Inc." and "EXAMPLE" share one key."""
+    low = re.sub(r"[.'’]", "", name.lower())
+    return squash(_LEGAL_WORDS_RE.sub(" ", re.sub(r"[^a-z0-9 ]", " ", low)))
+
+
+# --------------------------------------------------------------------------------------------------
+# Finding the parties
+
+
+@dataclass(frozen=True)
+class Party:
+    """A party: its name as the text writes it, and short names the text defines for it ("Short")."""
+
+    name: str
+    short_names: tuple[str, ...] = ()
+
+
+def find_parties(head: str, text: str = "", keep: Collection[str] = ()) -> list[Party]:
+    """The parties, in order of appearance, from the clause that introduces them.
+
+    ``head`` is the document's start; ``text`` the whole document, searched for a late opening clause when
+    the head is front matter; ``keep`` the document's acronyms (kept upper case). Of the candidate clauses
+    the first that names two parties wins (one, for a clause after a table of contents: the entries of the
+    table before it are headings), else the one that names most.
+    """
+    best: list[Party] = []
+    for flat, start, after_contents in _opening_clauses(head, text):
+        parties = _parties_at(flat, start, keep)
+        if len(parties) >= 2 or (parties and after_contents):
+            return parties
+        if len(parties) > len(best):
+            best = parties
+    return best
+
+
+def _parties_at(flat: str, start: int, keep: Collection[str]) -> list[Party]:
+    end_match = _PARTIES_END_RE.search(flat, start + 30)
+    end = min(end_match.start() if end_match else len(flat), start + 1600)
+    parties = _parties_in(flat[start:end], keep, flat)
+    if len(parties) < 2 and start <= 3500:  # past that, what precedes the clause is front matter, not a cover
+        # Cover lines may name the parties ("Example Inc. / and / Other Ltd. / Supply Agreement").
+        cover = _SOURCE_RE.sub(" ", flat[: start if start > 0 else 2500])
+        known = {name_key(p.name) for p in parties}
+        parties += [p for p in _parties_in(cover, keep, flat) if name_key(p.name) not in known]
+    return parties
+
+
+def _opening_clauses(head: str, text: str) -> list[tuple[str, int, bool]]:
+    """Candidate (squashed text, start of the clause that introduces the parties (0: unknown), whether it
+    follows a table of contents), best first.
+
+    A table of contents or a long cover can push that clause past the head, and its entries ("... between
+    the Parties ... 12") look like one: there a clause that is "made/entered into ... between" comes first.
+    """
+    flat = squash(head)
+    start_match = PARTIES_START_RE.search(flat[:3500])
+    early = (flat, start_match.start() if start_match else 0, False)
+    toc = re.search(r"(?i)\btable\s+of\s+contents\b", flat[:3500])
+    if start_match is None or (toc and toc.start() < start_match.start()):
+        longer = squash(text[:40000]) or flat
+        late = _LATE_START_RE.search(longer, toc.end() if toc else 0)
+        if late is not None:
+            return [(longer, late.start(), toc is not None), early]
+    return [early]
+
+
+# Patterns in the order they are tried: legal names first; looser patterns only add names that overlap none
+# found. A loose pattern must follow a connector ("between", "and", a comma): it matches any capitalised phrase.
+_PATTERNS = (
+    (_ORG_RE, 1, False), (_DESCRIBED_RE, 1, False), (_ALIASED_RE, 1, True), (_LOCATED_RE, 1, False),
+    (_LABELLED_RE, 1, False), (_PERSON_RE, 2, False), (_SINGLE_RE, 1, False),
+)
+_CONNECTOR_BEFORE_RE = re.compile(r"(?:\b(?:between|among|and|AND|BETWEEN|AMONG)|[,;:]|\(\w\)|^)\s*$")
+
+
+def _parties_in(window: str, keep: Collection[str], context: str) -> list[Party]:
+    """The parties named in ``window``; ``context`` (the document's head) tells common words from names."""
+    aliases = {a.lower() for a in _QUOTED_RE.findall(window)}
+    found: list[tuple[int, int, str]] = []  # (start, end, name)
+    for regex, group, loose in _PATTERNS:
+        for lo, hi, name in _matches(regex, group, window, keep, context):
+            if any(lo < t_hi and t_lo < hi for t_lo, t_hi, _ in found):
+                continue
+            if loose and not _CONNECTOR_BEFORE_RE.search(window[max(0, lo - 12) : lo]) and not _defined_as_role(window, hi):
+                continue
+            if name.lower() not in aliases:
+                found.append((lo, hi, name))
+    found.sort()
+    return _merge([Party(name, _short_names(window, hi, name, keep, context)) for _, hi, name in found])
+
+
+def _defined_as_role(window: str, end: int) -> bool:
+    """The name ending at ``end`` is defined as a party role: 'Example Ltd, hereinafter "the Company"'."""
+    match = _DEFINITION_RE.match(window, end)
+    terms = _QUOTED_RE.findall(match.group(1)) if match else []
+    return bool(terms) and all(w in PARTY_ROLES for w in name_key(terms[0]).split())
+
+
+def _common_word(name: str, context: str) -> str | None:
+    """A one-word "name" that the text also writes in lower case is a common word ("Become", "Plan")."""
+    word = name.strip(" .,")
+    if " " in word or not word.isalpha() or not word[1:].islower():
+        return None
+    return "common word" if re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", context) else None
+
+
+def _matches(
+    regex: re.Pattern[str], group: int, window: str, keep: Collection[str], context: str
+) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each acceptable match. After a rejected one the search resumes at its next word
+    (after its last "and" for an address), so junk swallowed into the front of a match does not hide the name
+    behind it; after a descriptor ("a Delaware corporation") it resumes past the whole match."""
+    results = []
+    pos = 0
+    while (match := regex.search(window, pos)) is not None:
+        lo, hi = match.span(group)
+        name = _clean_name(match.group(group), keep)
+        trade = _TRADING_AS_RE.match(window, hi)
+        if trade:
+            name = f"{name} ({squash(trade.group(1)).strip(' ,')})"
+            hi = trade.end()
+        if regex is _PERSON_RE and match.group(1):
+            name = squash(match.group(1)) + " " + name
+        if _NOT_A_PARTY_BEFORE_RE.search(window[max(0, lo - 25) : lo]):  # a descriptor: skip it whole
+            pos = match.end()
+            continue
+        why = not_a_name(name) or ("long" if len(name) > 70 else None) or _common_word(name, context)
+        if why:
+            # Junk in front of a name ("AGREEMENT May 1, 2020 Example Inc.") hides the name: try from the next
+            # word; an address run into the next party ("City, ST 00000 and Beta Inc."): from after its "and".
+            joined = [m.end() for m in re.finditer(r"\s(?:and|AND)\s", window[lo:hi])]
+            next_word = re.search(r"\s\S", window[lo:hi])
+            if why == "address" and joined:
+                pos = lo + joined[-1]
+            else:
+                pos = lo + next_word.end() - 1 if next_word else match.end()
+            continue
+        results.append((lo, hi, name))
+        pos = match.end()
+    return results
+
+
+# Page furniture before a name: "Execution Version", "Page 1 of 15", "Exhibit 10.1".
+_LEADING_NOISE_RE = re.compile(
+    r"^(?:(?:Execution|EXECUTION) (?:Version|VERSION|Copy|COPY)|Page \d+ of \d+|(?:Exhibit|EXHIBIT) [\w.()-]+)\s+"
+)
+_HEADINGS = frozenset({"PREAMBLE", "PARTIES", "BETWEEN", "AMONG", "RECITALS", "Preamble", "Parties"})
+
+
+def _clean_name(name: str, keep: Collection[str]) -> str:
+    name = squash(name).strip(" ,;:")
+    name = _LEADING_DATE_RE.sub("", re.sub(r"^(?:19|20)\d\d\b[\s,]+(?=[A-Z])", "", name))
+    name = _LEADING_NOISE_RE.sub("", name)
+    name = re.sub(r"^(?:and|the|between|among|of)\s+(?=[A-Z0-9])", "", name, flags=re.IGNORECASE)
+    name = re.sub(r"\s+(?:of|OF|&|and|AND)$", "", name)
+    name = re.sub(r"\s*\((?:OTC|NYSE|NASDAQ|Nasdaq)[^)]*\)", "", name)
+    first, _, rest = name.partition(", ")
+    if rest and is_role(first):  # "Reseller, Example Corp."
+        name = rest
+    return title_case(_strip_label(name), keep)
+
+
+def _strip_label(name: str) -> str:
+    """Drop a role or heading label before a name: "Licensor: Example", "Licensee EXAMPLE CORP",
+    "PREAMBLE EXAMPLE". A role word that starts a name in the same case stays ("Carrier Global Corp.")."""
+    label = re.match(r"^([A-Za-z]+)(:?)\s+(?=[A-Z0-9])", name)
+    if not label:
+        return name
+    word, colon, rest = label.group(1), label.group(2), name[label.end() :]
+    if not (is_role(word) or word in _HEADINGS) or is_role(rest):
+        return name
+    case_changes = not word.isupper() and rest.split()[0].isupper()
+    return rest if colon or word in _HEADINGS or case_changes else name
+
+
+def _short_names(window: str, end: int, name: str, keep: Collection[str], context: str) -> tuple[str, ...]:
+    """The names defined for the party ending at ``end``: ("Short"), hereinafter called "Short".
+
+    Only the first definition after the name counts, and only terms that are names: a role ("Company")
+    or a term already inside the name ("Example" for "Example Inc.") adds nothing, nor does a term the text
+    also writes in lower case ("Servicing Agent": "the servicing agent").
+    """
+    match = _DEFINITION_RE.match(window, end)
+    if not match or re.search(r"\b[a-z]{3,}[.;]\s+[A-Z]", window[end : match.start(1)]):  # a sentence ended
+        return ()
+    shorts = []
+    for term in _QUOTED_RE.findall(match.group(1)):
+        term = squash(term).strip(" ,")
+        term = term if len(term) <= 5 else title_case(term, keep)  # a short defined term is an acronym: "WXI"
+        if _adds_a_name(term, name, context):
+            shorts.append(term)
+    return tuple(shorts)
+
+
+def _adds_a_name(term: str, name: str, context: str) -> bool:
+    words = set(name_key(term).split())
+    if not words or is_role(term) or not_a_name(term) or words <= set(name_key(name).split()):
+        return False
+    if name_key(term).replace(" ", "") in name_key(name).replace(" ", ""):  # "Glam is" for "Glamis"
+        return False
+    in_lower_case = term.lower() != term and re.search(rf"(?<![\w-]){re.escape(term.lower())}(?![\w-])", context)
+    return not in_lower_case
+
+
+def _merge(parties: Sequence[Party]) -> list[Party]:
+    """One party per key: the same party is often matched twice ("Example" and "Example, Inc.")."""
+    merged: list[Party] = []
+    for party in parties:
+        key = name_key(party.name)
+        if not key:
+            continue
+        clash = next((i for i, p in enumerate(merged) if name_key(p.name) == key), None)
+        if clash is None:
+            merged.append(party)
+        else:
+            old = merged[clash]
+            name = party.name if len(party.name) > len(old.name) else old.name
+            shorts = tuple(dict.fromkeys(old.short_names + party.short_names))
+            merged[clash] = Party(name, shorts)
+    # A term defined for several parties together ("Alpha and Beta ... (together "Group")") names none alone.
+    counts = Counter(s for p in merged for s in p.short_names)
+    return [Party(p.name, tuple(s for s in p.short_names if counts[s] == 1)) for p in merged]
+
+
+def find_filer(text: str, parties: Sequence[Party], keep: Collection[str] = ()) -> str | None:
+    """The filer named in an EDGAR "Source: NAME, FORM, DATE" line, when it is not already a party."""
+    at = text.find("Source:")
+    match = _SOURCE_RE.search(text, at) if at >= 0 else None
+    if match is None:
+        return None
+    filer = title_case(squash(match.group(1)), keep)
+    key = name_key(filer)
+    taken = {name_key(p.name) for p in parties} | {name_key(s) for p in parties for s in p.short_names}
+    return filer if key and key not in taken and not not_a_name(filer) else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing the parties
+
+
+def _listed(names: Sequence[str], more: bool) -> str:
+    if more:
+        return ", ".join(names) + " et al."
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _written(party: Party, short: bool) -> str:
+    return f"{party.name} ({', '.join(party.short_names)})" if short and party.short_names else party.name
+
+
+def join_parties(parties: Sequence[Party], budget: int, room: int | None = None) -> str:
+    """"A and B", "A (Short), B and C" or "A, B et al.".
+
+    Every party by name comes first and may use all of ``budget``; short names are added only within
+    ``room`` (what leaves the other facts their place; default ``budget``). When not every party fits, as
+    many as fit in ``room`` are listed before "et al.". Only a first name that alone exceeds the budget is
+    written over it.
+    """
+    room = budget if room is None else min(room, budget)
+    if not parties:
+        return ""
+    with_short = _listed([_written(p, True) for p in parties], False)
+    if len(with_short) <= room:
+        return with_short
+    plain = _listed([p.name for p in parties], False)
+    if len(plain) <= budget:
+        return plain
+    for limit in (room, budget):  # two names before "et al." where they fit at all: a list needs both sides
+        for count in range(len(parties) - 1, 1, -1):
+            text = _listed([p.name for p in parties[:count]], True)
+            if len(text) <= limit:
+                return text
+    first = _listed([parties[0].name], True)
+    return first if len(first) <= budget else parties[0].name
