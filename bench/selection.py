@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import common
@@ -148,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             run = evaluate(wb, [ds], methods, benchmark="full", progress=None,
                            log=lambda line: log("  " + line))
             per_query = pd.DataFrame(run.per_query)
-            per_query["identifiable"] = per_query["query_id"].map(lambda q: "identifiable" in tags[q])
+            per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
             result["blocks"].append({"dataset": dataset, "split": args.split, "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
                                      "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
