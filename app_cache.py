@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -319,3 +320,9 @@ def _duration(seconds: float) -> str:
 def index_settings_caption(cfg: SacConfig) -> str:
     return (f"Index settings: chunks of {cfg.chunk_size} characters (overlap {cfg.chunk_overlap}), "
             f"summaries of about {cfg.summary_chars} characters, embedder {cfg.embedder}.")
+
+def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
+    """A relative URL that opens one benchmark question on the Compare page: its corpus and question
+    widgets are bound to these query parameters (the question by its text, as the page shows it).
+    The widget keys belong to the pages, so the link is made here, not in the library."""
+    return f"{page}?{urlencode({'cmp_corpus': corpus, 'cmp_query_pick': query_text})}"

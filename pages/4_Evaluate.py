@@ -57,7 +57,7 @@ with st.form("eval_form", border=True):
                               help="The demo's cuad is 29 contracts (about 3,000 chunks per method): "
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
-    built = sorted({m for n in names for m in app_cache.built_methods(wb, f"{bench}-{n}")})
+    built = sorted({m for n in names for m in app_cache.built_methods(wb, catalog.dataset_corpus(bench, n))})
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods")
@@ -175,7 +175,8 @@ else:
             run_bench = next((r.get("settings", {}).get("benchmark") for r in runs if r["run_id"] == run_b), None)
             bench_name = next((n for n, path in benchmarks.items() if str(path) == run_bench), bench)
             changes = diagnostics.query_changes(ws.run_dir(run_a), ws.run_dir(run_b), k=8,
-                                                corpus_of={n: f"{bench_name}-{n}" for n in set(diff["dataset"])})
+                                                corpus_of={n: catalog.dataset_corpus(bench_name, n) for n in set(diff["dataset"])})
+            changes["compare"] = [app_cache.compare_link(c, q) if q else "" for c, q in zip(changes["corpus"], changes["query"])]
             if len(changes):
                 st.dataframe(changes[["dataset", "method", "change", "query", "compare"]], hide_index=True,
                              key="eval_cmp_changes", column_config={

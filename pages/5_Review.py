@@ -22,6 +22,7 @@ from sac.evaluation.review import (
     make_gold_span,
     run_hits,
 )
+from sac.ingest import catalog
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS
@@ -96,7 +97,7 @@ else:
     bench = Path(settings.get("benchmark", "demo")).name
     dataset = cols[1].selectbox("Dataset", settings.get("datasets", []), key="rev_dataset")
     k = int(cols[2].number_input("k", 1, 64, 8, key="rev_run_k"))
-    corpus = f"{bench}-{dataset}"
+    corpus = catalog.dataset_corpus(bench, dataset)
     if corpus not in entries:
         st.error(f"The run's benchmark corpus {corpus!r} is not available any more.")
         st.stop()

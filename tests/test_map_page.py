@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_cache
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
 from sac.evaluation import diagnostics
@@ -136,13 +137,13 @@ def test_query_changes_link_each_question_to_compare(wb, demo_datasets):
     for row in base.per_query:
         row["method"] = "sac-generic"
     run_b = save_run(wb.workspace, base, wb.config, {})
-    changes = diagnostics.query_changes(run_a, run_b, k=8)
+    changes = diagnostics.query_changes(run_a, run_b, k=8, corpus_of={"contractnli": CORPUS})
     assert len(changes) > 0 and set(changes["change"]) <= {"gained right document", "lost right document"}
     texts = {q.query_id: q.text for q in nli.queries}
     for _, row in changes.iterrows():
         assert row["query"] == texts[row["query_id"]]
-        assert row["compare"] == diagnostics.compare_link(CORPUS, row["query"])
-    assert diagnostics.compare_link("demo-contractnli", "Is it a & b?") == \
+        assert row["corpus"] == CORPUS
+    assert app_cache.compare_link("demo-contractnli", "Is it a & b?") == \
         "Compare?cmp_corpus=demo-contractnli&cmp_query_pick=Is+it+a+%26+b%3F"
 
 
@@ -235,7 +236,7 @@ def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeyp
         for row in rows:
             row["method"] = "baseline"  # the same method name in both runs: SAC's figures stand in for a new run
     run_b = save_run(wb.workspace, better, wb.config, {"benchmark": str(ROOT / "data" / "demo")}, label="diff-b")
-    expected = diagnostics.query_changes(run_a, run_b, k=8)
+    expected = diagnostics.query_changes(run_a, run_b, k=8, corpus_of={"contractnli": CORPUS})
     assert len(expected) > 0
     monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
     at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/4_Evaluate.py").run())
@@ -245,5 +246,5 @@ def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeyp
     shown = next(df.value for df in at.dataframe if "compare" in df.value.columns)
     assert len(shown) == len(expected) and set(shown["change"]) == set(expected["change"])
     for link, query in zip(shown["compare"], shown["query"]):
-        assert link == diagnostics.compare_link(CORPUS, query)
+        assert link == app_cache.compare_link(CORPUS, query)
     assert "sac-generic+hybrid0.5" in at.multiselect(key="eval_methods").options

@@ -11,8 +11,8 @@ Pure functions over index snapshots (``sac.index.snapshot``) and saved runs; the
 - ``embedding_map``: a 2-D projection (PCA, or UMAP when installed) of the chunk vectors of a few
   documents, with the query and its hits, and the silhouette score by document (how well the chunks of
   one document stay together and apart from the others).
-- ``query_changes``: which questions gained or lost the right document between two runs, with links
-  that open each question on the Compare page.
+- ``query_changes``: which questions gained or lost the right document between two runs, with the corpus
+  each was asked of (the Evaluate page links each to Compare).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
@@ -229,12 +228,6 @@ def default_map_documents(snap: IndexSnapshot, target: str | None, n: int = 5) -
 
 
 # -- runs ----------------------------------------------------------------------------------------------
-def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
-    """A relative URL that opens one benchmark question on the Compare page: its corpus and question
-    widgets are bound to these query parameters (the question by its text, as the page shows it)."""
-    return f"{page}?{urlencode({'cmp_corpus': corpus, 'cmp_query_pick': query_text})}"
-
-
 def run_query_texts(run_dir: Path) -> dict[tuple[str, str], str]:
     """(dataset, query id) -> question text, from a saved run's retrieved.jsonl."""
     out: dict[tuple[str, str], str] = {}
@@ -251,15 +244,13 @@ def run_query_texts(run_dir: Path) -> dict[tuple[str, str], str]:
     return out
 
 
-def query_changes(run_a: Path, run_b: Path, k: int = 8, *, corpus_of: Mapping[str, str] | None = None,
+def query_changes(run_a: Path, run_b: Path, k: int = 8, *, corpus_of: Mapping[str, str],
                   only_changed: bool = True) -> pd.DataFrame:
-    """``sac.evaluation.runs.query_diff`` plus the question text and a Compare link per question;
-    ``corpus_of`` maps a dataset name to the corpus to open it in (default ``demo-<dataset>``)."""
+    """``sac.evaluation.runs.query_diff`` plus the question text and the corpus it was asked of;
+    ``corpus_of`` maps a dataset name to its corpus (``sac.ingest.catalog.dataset_corpus``)."""
     diff = query_diff(run_a, run_b, k=k)
     if only_changed:
         diff = diff[diff["change"] != "same"]
     texts = {**run_query_texts(run_a), **run_query_texts(run_b)}
-    corpus_of = corpus_of or {}
     questions = [texts.get((str(ds), str(qid)), "") for ds, qid in zip(diff["dataset"], diff["query_id"])]
-    links = [compare_link(corpus_of.get(ds, f"demo-{ds}"), q) if q else "" for ds, q in zip(diff["dataset"], questions)]
-    return diff.assign(query=questions, compare=links).reset_index(drop=True)
+    return diff.assign(query=questions, corpus=[corpus_of[ds] for ds in diff["dataset"]]).reset_index(drop=True)

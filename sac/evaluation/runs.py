@@ -19,6 +19,7 @@ from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
 from sac.evaluation.metrics import QueryScore, aggregate, score_query
 from sac.evaluation.uncertainty import bootstrap_intervals
+from sac.ingest.catalog import dataset_corpus
 from sac.retrieval.methods import MAX_K, Method
 from sac.types import Dataset, Hit, text_hash
 from sac.workbench import Progress, Workbench
@@ -41,7 +42,7 @@ class EvalResult:
 
 def corpus_name(benchmark: str, dataset: Dataset) -> str:
     """Index name of a dataset's corpus; a distractor pool gets its own indexes, keyed by its content."""
-    base = f"{benchmark}-{dataset.name}"
+    base = dataset_corpus(benchmark, dataset.name)
     if not dataset.distractors:
         return base
     digest = text_hash("\n".join(sorted(d.doc_id + ":" + d.content_hash for d in dataset.distractors)))

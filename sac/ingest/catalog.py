@@ -19,6 +19,12 @@ from sac.ingest.benchmark import load_benchmark
 from sac.types import Dataset
 from sac.workspace import Workspace, atomic_write_text, safe_name
 
+
+def dataset_corpus(benchmark: str, dataset: str) -> str:
+    """The corpus (index) name of a benchmark's dataset: ``<benchmark folder name>-<dataset>``."""
+    return f"{benchmark}-{dataset}"
+
+
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
 DEMO_NAME = "demo"
 
@@ -68,7 +74,7 @@ def list_corpora(workspace: Workspace, demo_dir: Path = DEMO_DIR) -> list[Corpus
     entries = []
     for bench, folder in list_benchmarks(workspace, demo_dir).items():
         for dataset in benchmark_datasets(folder):
-            entries.append(CorpusEntry(f"{bench}-{dataset}", "benchmark", bench, folder, dataset))
+            entries.append(CorpusEntry(dataset_corpus(bench, dataset), "benchmark", bench, folder, dataset))
     taken = {e.name for e in entries}
     for name in workspace.list_corpora():
         if name not in taken:
