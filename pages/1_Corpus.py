@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import app_cache
-from sac.errors import CorpusError, SacError
+from sac.errors import NotABenchmarkError, SacError
 from sac.evaluation import diagnostics
 from sac.evaluation.runs import corpus_name
 from sac.index import snapshot
@@ -76,9 +76,7 @@ def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tupl
             if upload.name.lower().endswith(".zip"):
                 try:
                     benchmarks[upload.name] = load_benchmark_zip(data, upload.name)
-                except CorpusError as err:
-                    if "not a LegalBench-RAG archive" not in str(err):
-                        raise
+                except NotABenchmarkError:
                     docs, errors = read_zip(data, upload.name)
                     documents.extend(docs)
                     for error in errors:

@@ -7,7 +7,14 @@ import streamlit as st
 import app_cache
 from sac.errors import SacError
 from sac.evaluation import diagnostics
-from sac.evaluation.compare import Comparison, compare_methods, document_diffs, document_title, metrics_frame
+from sac.evaluation.compare import (
+    Comparison,
+    ComparisonRequest,
+    compare_methods,
+    document_diffs,
+    document_title,
+    metrics_frame,
+)
 from sac.index import snapshot
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
 from sac.retrieval.methods import BASE_METHODS, parse_method, suggested_methods
@@ -95,10 +102,10 @@ except SacError as err:
     st.error(str(err))
     st.stop()
 comparison = compare_methods(query, hits, gold=gold, pinned=pinned)
-st.session_state["last_comparison"] = {
-    "corpus": corpus, "query": query.strip(), "query_id": query_id, "k": k, "methods": list(methods),
-    "gold": list(gold), "pinned": pinned,
-}
+st.session_state["last_comparison"] = ComparisonRequest(
+    corpus=corpus, query=query.strip(), k=k, methods=tuple(methods), query_id=query_id, gold=tuple(gold),
+    pinned=tuple(pinned or ()),
+)
 
 table = metrics_frame(comparison)
 if comparison.targets:

@@ -9,7 +9,7 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError
-from sac.evaluation.compare import compare_methods, document_title
+from sac.evaluation.compare import ComparisonRequest, compare_methods, document_title
 from sac.evaluation.review import (
     LABELS,
     ChunkLabel,
@@ -50,17 +50,17 @@ gold: tuple = ()
 pinned: list[str] = []
 hits: dict = {}
 if source == "A live comparison":
-    last = st.session_state.get("last_comparison") or {}
+    last = st.session_state.get("last_comparison") or ComparisonRequest(corpus="", query="", k=8, methods=())
     indexed = [n for n in entries if app_cache.built_methods(wb, n)]
     if not indexed:
         st.warning("Nothing is indexed yet: load the demo on the home page first.")
         st.stop()
     cols = st.columns([2, 3, 1])
-    corpus = cols[0].selectbox("Corpus", indexed, index=indexed.index(last["corpus"]) if last.get("corpus") in indexed else 0,
+    corpus = cols[0].selectbox("Corpus", indexed, index=indexed.index(last.corpus) if last.corpus in indexed else 0,
                                key="rev_corpus")
-    query = cols[1].text_input("Question", last.get("query", "") if last.get("corpus") == corpus else "",
+    query = cols[1].text_input("Question", last.query if last.corpus == corpus else "",
                                key="rev_query", help="Opens with the last question run on Compare.").strip()
-    k = int(cols[2].number_input("k", 1, 64, int(last.get("k", 8)), key="rev_k"))
+    k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))
     available = app_cache.built_methods(wb, corpus)
     methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
                              key="rev_methods")
@@ -71,10 +71,10 @@ if source == "A live comparison":
                               format_func=lambda q: queries[q].text if q else "—")
         if picked:
             query = queries[picked].text
-    from_compare = last.get("corpus") == corpus and last.get("query") == query
+    from_compare = last.corpus == corpus and last.query == query
     bench = next((q for q in data.queries if q.text == query), None)
-    gold = bench.gold if bench else tuple(last.get("gold", ())) if from_compare else ()
-    pinned = list(last.get("pinned", [])) if from_compare else []
+    gold = bench.gold if bench else last.gold if from_compare else ()
+    pinned = list(last.pinned) if from_compare else []
     query_id = bench.query_id if bench else f"live-{text_hash(query)[:8]}"
     label_source = "live"
     if not query or not methods:

@@ -4,6 +4,7 @@ SacError
  +-- ConfigError              a setting or argument is invalid
  +-- MissingCredentialsError  an API key is needed and not given
  +-- CorpusError              a document or benchmark cannot be read or does not check out
+ |    +-- NotABenchmarkError  a zip holds no LegalBench-RAG layout (read it as plain documents)
  +-- SummarizerError          the summarizer (an LLM server) failed for a document
  +-- EmbedderError            an embedding model cannot be loaded or run
  +-- StoreError               the vector store cannot be reached or used
@@ -28,6 +29,10 @@ class MissingCredentialsError(SacError):
 
 class CorpusError(SacError):
     """Raised when a document or benchmark cannot be read or its spans do not match."""
+
+
+class NotABenchmarkError(CorpusError):
+    """Raised when a zip read as a benchmark has no ``corpus/`` and ``benchmarks/*.json`` layout."""
 
 
 class SummarizerError(SacError):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
-from sac.errors import CorpusError
+from sac.errors import CorpusError, NotABenchmarkError
 from sac.ingest.archives import read_zip
 from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
 from sac.ingest.pools import load_pool
@@ -480,7 +480,7 @@ def test_benchmark_zip_checks_spans_too(demo_copy):
     edit_tests(demo_copy, "contractnli", lambda p: p["tests"][2]["snippets"][0].update(answer="wrong"))
     with pytest.raises(CorpusError, match=r"dataset 'contractnli', test 2 .*does not match the answer"):
         load_benchmark_zip(zip_folder(demo_copy, ""), "bench.zip")
-    with pytest.raises(CorpusError, match=r"plain\.zip: is not a LegalBench-RAG archive"):
+    with pytest.raises(NotABenchmarkError, match=r"plain\.zip: is not a LegalBench-RAG archive"):
         load_benchmark_zip(make_zip([("a.txt", b"text")]), "plain.zip")
 
 

@@ -151,7 +151,7 @@ def test_compare_own_question_flags_hits_outside_the_pinned_document(demo):
     cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
     assert all(("right document" in c) == ("AGProjects-NDA" in c.split("score")[0]) for c in cards)
     assert any("wrong document" in c for c in cards)
-    assert at.session_state["last_comparison"]["pinned"] == [target]
+    assert at.session_state["last_comparison"].pinned == (target,)
 
 
 def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy):
@@ -265,7 +265,7 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
 def test_review_label_survives_a_restart_and_exports(demo_copy):
     at = _ok(_app().switch_page("pages/3_Compare.py").run())
     at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
-    query = at.session_state["last_comparison"]["query"]
+    query = at.session_state["last_comparison"].query
     at.switch_page("pages/5_Review.py").run()
     _ok(at)
     assert at.text_input(key="rev_query").value == query

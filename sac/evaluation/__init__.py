@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sac.evaluation.compare import (
         Comparison,
+        ComparisonRequest,
         compare_methods,
         dataset_scores,
         document_diffs,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "ChunkLabel": "review",
     "Comparison": "compare",
+    "ComparisonRequest": "compare",
     "EvalResult": "runs",
     "LABELS": "review",
     "MapData": "diagnostics",
@@ -102,6 +104,7 @@ _EXPORTS = {
 __all__ = [
     "ChunkLabel",
     "Comparison",
+    "ComparisonRequest",
     "EvalResult",
     "LABELS",
     "MapData",

@@ -28,6 +28,19 @@ def document_title(doc_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ComparisonRequest:
+    """What the Compare page last ran, for the Review page to open: one question against some methods."""
+
+    corpus: str
+    query: str
+    k: int
+    methods: tuple[str, ...]
+    query_id: str | None = None
+    gold: tuple[Span, ...] = ()
+    pinned: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class MethodResult:
     """What one method retrieved for the query, with flags and figures where a target is known."""
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sac.errors import CorpusError
+from sac.errors import CorpusError, NotABenchmarkError
 from sac.ingest.archives import _benchmark_root, _open_zip, _zip_members, _ZipLimits
 from sac.ingest.readers import (
     DEFAULT_MAX_BYTES,
@@ -79,7 +79,7 @@ def load_benchmark_zip(
     with _open_zip(data, name, limits) as archive:
         root = _benchmark_root(archive.namelist())
         if root is None:
-            raise CorpusError(
+            raise NotABenchmarkError(
                 f"{name}: is not a LegalBench-RAG archive; expected corpus/<dataset>/*.txt and "
                 "benchmarks/<dataset>.json"
             )

@@ -11,17 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sac.retrieval.docfirst import document_scores
     from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
-    from sac.retrieval.methods import (
-        BASE_METHODS,
-        MAX_K,
-        MAX_QUERY_CHARS,
-        Method,
-        check_k,
-        check_query,
-        parse_method,
-        parse_methods,
-        suggested_methods,
-    )
+    from sac.retrieval.methods import BASE_METHODS, MAX_K, MAX_QUERY_CHARS, Method, check_k, check_query, parse_method, parse_methods, suggested_methods
     from sac.retrieval.rerank import LexicalReranker, make_reranker
 
 _EXPORTS = {
