@@ -20,6 +20,8 @@ Writes bench/results/selection-<split>.json and .md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import time
 from typing import Any
@@ -56,6 +58,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--methods", default=SWEEP)
     parser.add_argument("--embedder", default="minilm-onnx", help="minilm-onnx: the packaged MiniLM, exact ONNX export")
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--max-questions", type=int,
+                        help="a fixed sample of at most N questions per dataset (the same in both title styles)")
     parser.add_argument("--out", help="results name (default selection-<split>)")
     return parser.parse_args(argv)
 
@@ -78,6 +82,13 @@ def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, l
         tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
         out[style] = (ds, tags)
     return out
+
+
+def sample_questions(ds: Dataset, n: int) -> Dataset:
+    """The n questions whose ids hash lowest: a fixed sample, the same ids in every title style."""
+    chosen = sorted(ds.queries, key=lambda q: hashlib.sha256(q.query_id.encode()).hexdigest())[:n]
+    keep = {q.query_id for q in chosen}
+    return dataclasses.replace(ds, queries=tuple(q for q in ds.queries if q.query_id in keep))
 
 
 def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> list[dict[str, Any]]:
@@ -143,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split).items():
+            if args.max_questions and len(ds.queries) > args.max_questions:
+                ds = sample_questions(ds, args.max_questions)
             log(f"{ds.name} ({style} titles): {len(ds.documents)} documents, {len(ds.queries)} questions")
             run = evaluate(wb, [ds], methods, benchmark="full", progress=None,
                            log=lambda line: log("  " + line))
@@ -150,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
             result["blocks"].append({"dataset": dataset, "split": args.split, "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
+                                     "sampled": bool(args.max_questions),
                                      "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
             write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
     result["seconds"] = round(time.perf_counter() - started, 1)

@@ -49,3 +49,14 @@ def test_every_library_module_imports_on_its_own():
                    key=lambda n: -n.count("."))
     code = "import importlib\n" + "".join(f"importlib.import_module({n!r})\n" for n in names)
     subprocess.run([sys.executable, "-c", code], check=True, cwd=SAC.parent)
+
+
+def test_readme_documents_every_setting():
+    import dataclasses
+
+    from sac.config import SacConfig
+
+    readme = (SAC.parent / "README.md").read_text(encoding="utf-8")
+    names = [f"SAC_{f.name.upper()}" for f in dataclasses.fields(SacConfig) if f.name != "openai_api_key"]
+    assert [n for n in names if f"`{n}`" not in readme] == []
+    assert "`OPENAI_API_KEY`" in readme
