@@ -343,7 +343,7 @@ def test_llm_timeout_names_the_document_and_a_rerun_continues(tmp_path, docs):
     answer = _short_answer(docs)
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"))
     with OpenAIStub(handler=lambda body: (
-        Answer("late", delay_s=1.5) if slow.text in body["messages"][-1]["content"] else answer(body)
+        Answer("late", delay_s=6.0) if slow.text in body["messages"][-1]["content"] else answer(body)
     )) as stub:
         summarizer = _llm(stub, timeout_s=0.5, max_retries=0)
         started = time.monotonic()
