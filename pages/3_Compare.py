@@ -17,7 +17,7 @@ from sac.evaluation.compare import (
 )
 from sac.index import snapshot
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.retrieval.methods import BASE_METHODS, parse_method, suggested_methods
+from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, suggested_methods
 
 st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
 
@@ -53,7 +53,7 @@ default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
 # Search options (hybrid, docs, rerank) run on any built index: offer the suggested ones whose index exists.
 options = [*available,
            *(m for m in suggested_methods() if m not in available and parse_method(m).index_name in available)]
-methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods",
+methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods", format_func=method_label,
                              help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 
 try:

@@ -18,7 +18,7 @@ from sac.ingest import catalog
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.pools import load_pool
 from sac.render import plots
-from sac.retrieval.methods import BASE_METHODS, parse_methods, suggested_methods
+from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset
 
@@ -60,7 +60,8 @@ with st.form("eval_form", border=True):
     built = sorted({m for n in names for m in app_cache.built_methods(wb, catalog.dataset_corpus(bench, n))})
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
-    methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods")
+    methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",
+                                  format_func=method_label)
     extra = cols[1].text_input("More methods (comma-separated)", "", key="eval_extra_methods",
                                placeholder="e.g. sac-generic-llm", help="Any sac-<strategy> whose summaries exist.")
     ks = st.multiselect("k values", list(DEFAULT_K_VALUES), default=list(DEFAULT_K_VALUES), key="eval_ks")

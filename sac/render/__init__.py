@@ -9,7 +9,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sac.render.highlight import Mark, context_window, escape, gold_marks, render_context, render_hit, render_labelled, render_plain, render_text
+    from sac.render.highlight import (
+        Mark,
+        context_window,
+        escape,
+        gold_marks,
+        render_context,
+        render_hit,
+        render_labelled,
+        render_plain,
+        render_text,
+    )
     from sac.render.map import document_risk_figure, embedding_map_figure, hover_text
     from sac.render.plots import drm_per_dataset, metric_vs_k, precision_recall_vs_k, precision_vs_recall, results_table
 

@@ -131,7 +131,7 @@ def _option_value(key: str, value: str, kind: str, raw: str) -> str:
 
 def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list[str]:
     """Method names worth offering in a list: the paper's three, then each option on each SAC strategy."""
-    names = ["baseline", *(f"sac-{s}" for s in strategies)]
+    names = ["baseline", *(f"sac-{s}" for s in strategies), RECOMMENDED]
     for s in strategies:
         base = f"sac-{s}"
         names += [f"{base}+hybrid{w}" for w in ("0.75", "0.5", "0.25")]
@@ -139,6 +139,11 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
         names += [f"{base}+docs1+merge25", f"{base}+docs2+merge25", f"{base}+docs1+hybrid0.75+merge25"]
     names += ["baseline+hybrid0.5", "baseline+merge25"]
     return [parse_method(n).name for n in dict.fromkeys(names)]
+
+
+def method_label(name: str) -> str:
+    """How a method is shown in a list: the recommended one says so."""
+    return f"recommended ({name})" if name == parse_method(RECOMMENDED).name else name
 
 
 def parse_methods(text: str) -> list[Method]:

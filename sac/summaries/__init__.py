@@ -12,8 +12,26 @@ if TYPE_CHECKING:
     from sac.summaries.builtin import BuiltinSummarizer
     from sac.summaries.edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
     from sac.summaries.facts import extract_facts
-    from sac.summaries.llm import LOCAL_TIMEOUT_S, OpenAISummarizer, clean_reply, estimate_cost_usd, fit_document, is_local_url, max_output_tokens
-    from sac.summaries.prompts import EXPERT_PROMPT, GENERIC_PROMPT, SHORTEN_PROMPT, SLACK_CHARS, SYSTEM_PROMPT, cut_at_word, default_prompt, prompt_hash, render_prompt
+    from sac.summaries.llm import (
+        LOCAL_TIMEOUT_S,
+        OpenAISummarizer,
+        clean_reply,
+        estimate_cost_usd,
+        fit_document,
+        is_local_url,
+        max_output_tokens,
+    )
+    from sac.summaries.prompts import (
+        EXPERT_PROMPT,
+        GENERIC_PROMPT,
+        SHORTEN_PROMPT,
+        SLACK_CHARS,
+        SYSTEM_PROMPT,
+        cut_at_word,
+        default_prompt,
+        prompt_hash,
+        render_prompt,
+    )
     from sac.summaries.registry import SUMMARIZERS, llm_summarizer, make_summarizer
     from sac.summaries.runs import estimate_run, summarize_corpus, summarize_strategies
     from sac.summaries.sets import import_summary_sets, load_summary_set, save_summary_set
