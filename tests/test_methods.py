@@ -342,3 +342,20 @@ def test_names_option_rewrites_squashed_names_and_finds_their_contract(built, nl
     both = built.search(CORPUS, [plain, named], plain_q, 8)
     assert [[h.chunk.chunk_id for h in q] for q in both[plain.name]] == \
         [[h.chunk.chunk_id for h in q] for q in both[named.name]]
+
+
+def test_filename_option_embeds_the_file_name_as_its_own_index(nli):
+    """+filename is metadata, not text: its own index, the file name after the summary, spans unchanged."""
+    from sac.index.store import embedding_text
+    from sac.retrieval.options import index_inputs
+
+    method = parse_method("sac-generic+filename+sections")
+    assert method.index_name == "sac-generic+filename+sections" and parse_method("sac-generic").index_name == "sac-generic"
+    doc = next(d for d in nli.documents if d.doc_id.endswith("NDA_ResConnect.txt"))
+    chunks, prefixes = index_inputs(method, [doc], lambda d: chunk_document(d, 500), 500)
+    assert chunks == chunk_document(doc, 500) and "".join(c.text for c in chunks) == doc.text
+    assert all(prefixes[c.chunk_id].startswith("File: NDA_ResConnect") for c in chunks)
+    text = embedding_text(chunks[0], "NDA between ResRequest and a partner.", prefixes[chunks[0].chunk_id])
+    assert text.startswith("NDA between ResRequest and a partner.\nFile: NDA_ResConnect") and text.endswith(chunks[0].text)
+    _, plain = index_inputs(parse_method("sac-generic"), [doc], lambda d: chunk_document(d, 500), 500)
+    assert plain == {}

@@ -9,6 +9,8 @@ A method name is a base and optional options joined by ``+``:
 Options change either what is embedded (and so get their own index) or only how the index is searched:
 
 - ``+sections``: the heading path of each chunk's section is embedded after the summary.
+- ``+filename``: the document's file name is embedded after the summary (metadata, not the text: off by
+  default and reported apart from every text-only method).
 - ``+merge<N>``: chunks under N characters (and whitespace-only ones) join a neighbour.
 - ``+hybrid<w>``: dense and BM25 scores fused, w = the dense share (``hybrid0.75``).
 - ``+docs<N>``: documents ranked first; chunks come only from the top N documents.
@@ -38,6 +40,8 @@ _STRATEGY = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 # Options that change the embedded text (part of the index key) and options applied at search time.
 # Each maps to (what it does, its value: "" none, "int" a whole number >= 1, "share" a number in [0, 1]).
 INDEX_OPTIONS: dict[str, tuple[str, str]] = {
+    "filename": ("embed the document's file name after the summary: metadata, not text; off by default, and "
+                 "reported apart, since benchmark titles come from file names", ""),
     "sections": ("prepend the heading path of the chunk's section (sac.chunking.sections)", ""),
     "merge": ("merge<N>: merge chunks under N characters into a neighbour (sac.chunking.merge)", "int"),
 }

@@ -34,9 +34,19 @@ def index_inputs(
     for doc in documents:
         own = chunks_of(doc)
         chunks.extend(merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own)
-    if method.option("sections") is None:
-        return chunks, {}
-    return chunks, section_prefixes({d.doc_id: d for d in documents}, chunks)
+    prefixes: dict[str, str] = {}
+    if method.option("sections") is not None:
+        prefixes = section_prefixes({d.doc_id: d for d in documents}, chunks)
+    if method.option("filename") is not None:
+        prefixes = {c.chunk_id: "\n".join(p for p in (file_line(c.doc_id), prefixes.get(c.chunk_id)) if p)
+                    for c in chunks}
+    return chunks, prefixes
+
+
+def file_line(doc_id: str) -> str:
+    """``+filename``: the file name as it would be read from a file list, extension dropped."""
+    name = doc_id.rsplit("/", 1)[-1]
+    return "File: " + (name.rsplit(".", 1)[0] if "." in name else name)
 
 
 def _rewrite_names(
