@@ -102,6 +102,10 @@ if submitted:
     except SacError as err:
         st.error(str(err))
 
+INTERVAL_HEADERS = {"drm": "DRM % [95 % interval]", "precision": "precision % [95 % interval]",
+                    "recall": "recall % [95 % interval]"}
+
+
 def uncertainty_ui(run_dir: Path, methods: list[str]) -> None:
     """95 % bootstrap intervals and paired differences to a reference method, mean over k."""
     st.markdown("**How sure are these figures?** 95 % bootstrap intervals over the questions (mean over k). "
@@ -109,7 +113,7 @@ def uncertainty_ui(run_dir: Path, methods: list[str]) -> None:
     reference = st.selectbox("Reference method for paired differences", methods, key="eval_reference",
                              index=methods.index("baseline") if "baseline" in methods else 0)
     intervals, diff = app_cache.run_uncertainty(run_dir, reference if len(methods) > 1 else None)
-    st.dataframe(interval_table(intervals, "mean"), key="eval_intervals")
+    st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])

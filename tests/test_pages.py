@@ -238,6 +238,14 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     assert summary.loc[("contractnli", "baseline"), "drm@mean"] == pytest.approx(round(baseline_drm * 100, 1))
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download JSON"]
+    # Each method's mean DRM with its 95 % interval, and the paired difference to the baseline.
+    intervals = _frame(at, "DRM % [95 % interval]")
+    for method in METHODS:
+        est = metrics[(metrics["method"] == method) & (metrics["k"] == "mean")]["drm"].iloc[0]
+        assert intervals.loc[("contractnli", method), "DRM % [95 % interval]"].startswith(f"{100 * est:.1f} % [")
+    paired = _frame(at, "verdict")
+    assert set(paired["method"]) == set(METHODS) - {"baseline"} and set(paired["metric"]) == {"precision", "recall", "drm"}
+    assert set(paired["verdict"]) <= {"better", "worse", "within noise"}
 
     # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
