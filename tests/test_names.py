@@ -194,3 +194,16 @@ def test_mini_benchmark_questions_change_only_where_names_are_squashed():
                 assert split_title(query)[1] == split_title(out)[1]
                 seen[query.split(";")[0]] = out.split(";")[0]
         assert seen == expected
+
+
+def test_squashed_names_are_the_file_name_forms_of_a_title():
+    from sac.retrieval.names import squash, squashed_names
+
+    assert squashed_names("Consider the Master Supply Agreement of BELLRINGBRANDS,INC; What is the term?") == [
+        "bellringbrandsinc", "bellringbrands"]
+    assert squashed_names("Consider the License of GluMobileInc; Q?") == ["glumobileinc", "glumobile"]
+    assert squashed_names("Consider the Supply Agreement of ENERGOUSCORP; Q?") == ["energouscorp", "energous"]
+    # Acronyms, spaced names and plain words are no squashed names.
+    assert squashed_names("Consider the Non-Disclosure Agreement between CEII and NDA; Q?") == []
+    assert squashed_names("Consider the Sponsorship Agreement between Excite, Inc. and Vitamin Shoppe; Q?") == []
+    assert squash("BellRing Brands, Inc.") == "bellringbrandsinc"

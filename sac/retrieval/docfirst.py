@@ -12,7 +12,9 @@ A document's score, per query:
   baseline;
 - lexical: BM25 over whole documents (summary + full text, rebuilt from the chunks): a contract's names and
   defined terms count once per document, and words every contract shares weigh little;
-- ``score = DENSE_SHARE * minmax(dense) + (1 - DENSE_SHARE) * minmax(lexical)`` over the documents.
+- ``score = DENSE_SHARE * minmax(dense) + (1 - DENSE_SHARE) * minmax(lexical)`` over the documents;
+- with ``+names``, documents whose letters-and-digits-only text holds the question's squashed company name
+  ("BELLRINGBRANDS,INC" in "BellRing Brands, Inc.") come first, when at most ``MAX_NAMED_DOCS`` do.
 
 ``DENSE_SHARE`` = 0.25 was the best of 1, 0.75, 0.5, 0.25 for picking the right NDA among 183 (bench/README.md;
 on the 5 demo NDAs 0.5 does better). When the top N documents hold fewer than k chunks, fewer than k hits
@@ -27,9 +29,12 @@ from typing import Any
 import numpy as np
 
 from sac.index.snapshot import IndexSnapshot
+from sac.retrieval import names
 from sac.retrieval.hybrid import BM25Index, minmax
 
 DENSE_SHARE = 0.25
+NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
+MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of them
 
 
 def summary_vectors(snap: IndexSnapshot, summaries: Mapping[str, str], embedder: Any) -> dict[str, np.ndarray]:
@@ -69,12 +74,15 @@ def document_scores(
     summary_vecs: Mapping[str, np.ndarray] | None = None,
     lexical: np.ndarray | None = None,
     weight: float = DENSE_SHARE,
+    named: frozenset[str] = frozenset(),
 ) -> list[tuple[str, float]]:
     """Every document of the index with its score for the query, best first.
 
     Args:
         lexical: one BM25 score per document (``document_bm25(...).scores(query)``); without it, dense only.
         weight: the dense share of the fusion.
+        named: documents whose own text holds the name the question gives its document (``+names``): they
+            rank above all others, in the order of their fused score.
     """
     if len(snap) == 0:
         return []
@@ -88,8 +96,23 @@ def document_scores(
     score = dense
     if lexical is not None and weight < 1.0:
         score = weight * minmax(dense) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
+    if named:
+        score = score + np.asarray([NAMED_BONUS if d in named else 0.0 for d in docs])
     order = sorted(range(len(docs)), key=lambda i: (-score[i], docs[i]))
     return [(docs[i], float(score[i])) for i in order]
+
+
+def named_documents(snap: IndexSnapshot, query: str) -> frozenset[str]:
+    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS)."""
+    keys = names.squashed_names(query)
+    if not keys:
+        return frozenset()
+    texts = snap.derived("squashed_texts", lambda: {d: names.squash(snap.document_text(d)) for d in snap.documents})
+    for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
+        hits = frozenset(d for d, text in texts.items() if key in text)
+        if 0 < len(hits) <= MAX_NAMED_DOCS:
+            return hits
+    return frozenset()
 
 
 def top_documents(scored: list[tuple[str, float]], n: int) -> list[str]:

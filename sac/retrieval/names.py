@@ -341,3 +341,33 @@ def name_terms(query: str, vocab: NameVocabulary, max_df_share: float = 0.05) ->
             seen.add(low)
             terms.append(piece)
     return terms
+
+
+def squash(text: str) -> str:
+    """Lower-case letters and digits only: "BellRing Brands, Inc." and "BELLRINGBRANDS,INC" meet here."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def squashed_names(query: str) -> list[str]:
+    """Squashed forms of the question's file-name-style names, for matching against squashed document text.
+
+    A name is an all-caps or camel-case run of at least ``MIN_SQUASHED`` letters and digits, with a glued
+    company form (",INC") kept and also tried without it: "BELLRINGBRANDS,INC" gives "bellringbrandsinc" and
+    "bellringbrands". Spaced names are left to ``rewrite_query``; they need no squashing.
+    """
+    title = split_title(query)[0] or query
+    out: list[str] = []
+    for m in re.finditer(r"[^\W_]+(?:[,.][^\W_]+)*", title):
+        raw = m.group(0)
+        parts = re.split(r"[,.]", raw)
+        head = parts[0]
+        if not (head.isupper() or _is_camel(head)) or len(squash(head)) < MIN_SQUASHED:
+            continue
+        forms = [squash(raw), squash(head)]
+        for form in list(forms):  # "energouscorp" is also tried as "energous" (the text may say "Corporation")
+            suffix = next((s for s in sorted(LEGAL_SUFFIXES, key=len, reverse=True)
+                           if form.endswith(s) and len(form) - len(s) >= 5), None)
+            if suffix:
+                forms.append(form[: -len(suffix)])
+        out.extend(forms)
+    return list(dict.fromkeys(out))

@@ -72,7 +72,9 @@ def search(
     opts = method.search_options
     if not opts:
         return index.search(vectors, k)
+    named_queries: list[str] | None = None
     if "names" in opts:
+        named_queries = list(queries)  # as asked: squashed names are matched before they are rewritten
         queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index), queries, vectors)
         opts = {key: value for key, value in opts.items() if key != "names"}
         if not opts:
@@ -109,7 +111,8 @@ def search(
         if n_docs is not None:
             scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
                                               lexical=doc_bm25.scores(query) if doc_bm25 is not None else None,
-                                              weight=doc_weight)
+                                              weight=doc_weight,
+                                              named=docfirst.named_documents(snap, named_queries[i]) if named_queries else frozenset())
             chosen = docfirst.top_documents(scored, n_docs)
             allowed = snap.rows(chosen)
             where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None
