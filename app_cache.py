@@ -9,7 +9,6 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -17,23 +16,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+import pandas as pd
+import streamlit as st
 
-import pandas as pd  # noqa: E402
-import streamlit as st  # noqa: E402
-
-from sac.config import SacConfig  # noqa: E402
-from sac.embedding.models import make_embedder  # noqa: E402
-from sac.evaluation.compare import dataset_scores, nearest_neighbours  # noqa: E402
-from sac.evaluation.review import load_retrieved  # noqa: E402
-from sac.evaluation.runs import load_intervals, load_metrics, load_per_query  # noqa: E402
-from sac.evaluation.uncertainty import compare_to_reference  # noqa: E402
-from sac.index.store import list_indexes, make_client  # noqa: E402
-from sac.ingest import catalog  # noqa: E402
-from sac.retrieval.methods import parse_method  # noqa: E402
-from sac.types import Dataset, Document, Hit, Query, text_hash  # noqa: E402
-from sac.workbench import Workbench  # noqa: E402
-from sac.workspace import Workspace  # noqa: E402
+from sac.config import SacConfig
+from sac.embedding.models import make_embedder
+from sac.evaluation.compare import dataset_scores, nearest_neighbours
+from sac.evaluation.review import load_retrieved
+from sac.evaluation.runs import load_intervals, load_metrics, load_per_query
+from sac.evaluation.uncertainty import compare_to_reference
+from sac.index.store import list_indexes, make_client
+from sac.ingest import catalog
+from sac.retrieval.methods import parse_method
+from sac.types import Dataset, Document, Hit, Query, text_hash
+from sac.workbench import Workbench
+from sac.workspace import Workspace
 
 SETTINGS_KEY = "sac_settings"  # session state: index settings shared by every page
 EMBEDDER_CHOICES = ("minilm", "minilm-onnx", "minilm-onnx-int8")
