@@ -80,8 +80,20 @@ def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, l
         [ds] = load_benchmark(FULL / style, [name])
         tests = json.loads((FULL / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
         tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
-        out[style] = (ds, tags)
+        out[style] = (_file_ids(ds, f"{name}/"), tags)
     return out
+
+
+def _file_ids(ds: Dataset, prefix: str) -> Dataset:
+    """Document ids as file names (``<file>.txt``, as ``read_folder`` of the split's corpus folder gives them),
+    so this script's indexes are the ones ``sac ingest --docs`` would build for the same files."""
+    def strip(doc_id: str) -> str:
+        return doc_id.removeprefix(prefix)
+
+    documents = tuple(dataclasses.replace(d, doc_id=strip(d.doc_id)) for d in ds.documents)
+    queries = tuple(dataclasses.replace(q, gold=tuple(dataclasses.replace(s, doc_id=strip(s.doc_id)) for s in q.gold))
+                    for q in ds.queries)
+    return dataclasses.replace(ds, documents=documents, queries=queries)
 
 
 def sample_questions(ds: Dataset, n: int) -> Dataset:

@@ -370,3 +370,13 @@ def test_names_route_documents_first_to_the_contract_the_file_name_names(built, 
     hits = built.search(CORPUS, [plain, named], questions, 8)
     assert all(h.span.doc_id == target.doc_id for q in hits[named.name] for h in q)
     assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 16
+
+
+def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
+    """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
+    index = built.index(CORPUS, parse_method("baseline"))
+    vectors = np.random.default_rng(0).normal(size=(600, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    hits = index.search(vectors, 64)
+    assert len(hits) == 600 and all(len(h) == 64 for h in hits)
+    assert [h.chunk.chunk_id for h in hits[599]] == [h.chunk.chunk_id for h in index.search(vectors[599:], 64)[0]]

@@ -145,6 +145,9 @@ def summary_hash(summary: str | None) -> str:
     return "" if summary is None else text_hash(summary)
 
 
+MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
+
+
 def embedding_text(chunk: Chunk, summary: str | None, prefix: str | None = None) -> str:
     """What is embedded: summary (and any extra context) + blank line + chunk text."""
     head = "\n".join(p for p in (summary, prefix) if p)
@@ -422,15 +425,25 @@ class Index:
             n = int(col.count())
         if n == 0 or k <= 0:
             return [[] for _ in range(len(query_vectors))]
-        with self._chroma("searching"):
-            got = col.query(
-                query_embeddings=np.asarray(query_vectors, dtype=np.float32),
-                n_results=min(k, n),
-                include=["metadatas", "documents", "distances"],
-                where=dict(where) if where else None,
-            )
+        vectors = np.asarray(query_vectors, dtype=np.float32)
+        n_results = min(k, n)
+        # chromadb reads the results' records in one SQL statement: queries x n_results must stay under
+        # SQLite's variable limit (859 questions x 64 failed with "too many SQL variables").
+        step = max(1, MAX_RESULTS_PER_CALL // n_results)
+        metas_all: list[Any] = []
+        docs_all: list[Any] = []
+        dists_all: list[Any] = []
+        for i in range(0, len(vectors), step):
+            with self._chroma("searching"):
+                got = col.query(
+                    query_embeddings=vectors[i : i + step], n_results=n_results,
+                    include=["metadatas", "documents", "distances"], where=dict(where) if where else None,
+                )
+            metas_all += got["metadatas"] or []
+            docs_all += got["documents"] or []
+            dists_all += got["distances"] or []
         out: list[list[Hit]] = []
-        for metas, docs, dists in zip(got["metadatas"], got["documents"], got["distances"]):
+        for metas, docs, dists in zip(metas_all, docs_all, dists_all):
             hits = []
             for rank, (meta, text, dist) in enumerate(zip(metas, docs, dists), start=1):
                 span = Span(str(meta["doc_id"]), int(meta["start"]), int(meta["end"]))
