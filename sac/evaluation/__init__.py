@@ -5,8 +5,9 @@ Names load on first use (PEP 562), so importing one stage never imports the othe
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sac._exports import lazy_getattr
 
 if TYPE_CHECKING:
     from sac.evaluation.compare import (
@@ -146,9 +147,4 @@ __all__ = [
     "wrong_document_flags",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
