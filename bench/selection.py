@@ -58,6 +58,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--methods", default=SWEEP)
     parser.add_argument("--embedder", default="minilm-onnx", help="minilm-onnx: the packaged MiniLM, exact ONNX export")
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--pool-limit", type=int,
+                        help="a sub-pool: the first N documents of the split by text hash, and only their questions "
+                        "(its own indexes, named <dataset>-<split>-poolN)")
     parser.add_argument("--max-questions", type=int,
                         help="a fixed sample of at most N questions per dataset (the same in both title styles)")
     parser.add_argument("--out", help="results name (default selection-<split>)")
@@ -94,6 +97,15 @@ def _file_ids(ds: Dataset, prefix: str) -> Dataset:
     queries = tuple(dataclasses.replace(q, gold=tuple(dataclasses.replace(s, doc_id=strip(s.doc_id)) for s in q.gold))
                     for q in ds.queries)
     return dataclasses.replace(ds, documents=documents, queries=queries)
+
+
+def sub_pool(ds: Dataset, n: int) -> Dataset:
+    """The n documents whose texts hash lowest, and the questions whose answers lie only in them."""
+    kept = sorted(ds.documents, key=lambda d: d.content_hash)[:n]
+    ids = {d.doc_id for d in kept}
+    queries = tuple(q for q in ds.queries if q.gold_doc_ids <= ids)
+    return dataclasses.replace(ds, name=f"{ds.name}-pool{n}", documents=tuple(sorted(kept, key=lambda d: d.doc_id)),
+                               queries=queries)
 
 
 def sample_questions(ds: Dataset, n: int) -> Dataset:
@@ -166,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split).items():
+            if args.pool_limit and len(ds.documents) > args.pool_limit:
+                ds = sub_pool(ds, args.pool_limit)
             if args.max_questions and len(ds.queries) > args.max_questions:
                 ds = sample_questions(ds, args.max_questions)
             log(f"{ds.name} ({style} titles): {len(ds.documents)} documents, {len(ds.queries)} questions")
@@ -173,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
                            log=lambda line: log("  " + line))
             per_query = pd.DataFrame(run.per_query)
             per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
-            result["blocks"].append({"dataset": dataset, "split": args.split, "titles": style,
+            result["blocks"].append({"dataset": ds.name.removesuffix(f"-{args.split}"), "split": args.split,
+                                     "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
                                      "sampled": bool(args.max_questions),
                                      "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
