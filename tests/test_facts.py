@@ -160,7 +160,7 @@ def test_annotated_short_names_join_their_party():
 @pytest.fixture(scope="module")
 def sample():
     if not (CUAD / "master_clauses.csv").is_file():
-        pytest.skip(f"CUAD sources not found at {CUAD}")
+        pytest.fail(f"CUAD sources not found at {CUAD}: these tests need ../shared/data beside the checkout")
     return load_contracts(splits=["dev"])[:40]  # the first 40 dev contracts by file name
 
 

@@ -48,8 +48,7 @@ from sac.types import Document, text_hash
 from tests.openai_stub import Answer, Drop, OpenAIStub, Status, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-_REPO_CORPUS = ROOT / "data" / "demo" / "corpus"
-CORPUS = _REPO_CORPUS if _REPO_CORPUS.is_dir() else Path("/work/shared/data/legalbench-mini/corpus")
+CORPUS = ROOT / "data" / "demo" / "corpus"
 CUAD_SOURCES = ROOT.parent / "shared" / "data" / "sources" / "cuad_v1" / "full_contract_txt"
 
 # The disclosing party of each demo NDA, read from its opening lines.
