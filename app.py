@@ -9,7 +9,7 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError
-from sac.evaluation.runs import corpus_name
+from sac.evaluation.runs import corpus_name, list_runs
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
 from sac.retrieval.methods import BASE_METHODS, parse_methods
@@ -62,13 +62,13 @@ try:
     ws = wb.workspace
     indexes = app_cache.indexes(wb)
     corpora = app_cache.corpora()
-    runs = ws.list_runs()
+    runs = list_runs(ws)
 except SacError as err:
     st.error(str(err))
     st.stop()
 
 st.subheader("Your workspace")
-strategies = sorted({i["method"] for i in indexes if str(i.get("method", "")).startswith("sac-")})
+strategies = sorted({i.method for i in indexes if i.method.startswith("sac-")})
 cols = st.columns(4)
 cols[0].metric("Corpora", len(corpora), help="Benchmark datasets (with questions) and uploaded document sets")
 cols[1].metric("Indexes", len(indexes), help="One per corpus, method, embedder and chunking")
@@ -77,7 +77,8 @@ cols[3].metric("Saved evaluation runs", len(runs))
 st.caption(f"Workspace folder: `{ws.root}` · " + app_cache.index_settings_caption(wb.config))
 
 if indexes:
-    frame = pd.DataFrame(indexes)[["corpus", "method", "chunks", "embedder", "chunking"]]
+    frame = pd.DataFrame([{"corpus": i.corpus, "method": i.method, "chunks": i.chunks, "embedder": i.embedder,
+                           "chunking": i.chunking} for i in indexes])
     st.dataframe(frame.sort_values(["corpus", "method"]), hide_index=True, width="stretch", key="home_indexes")
 else:
     st.info("Nothing is indexed yet. Load the demo corpus below, or upload your own documents on the **Corpus** page.")

@@ -9,8 +9,6 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 from __future__ import annotations
 
 import json
-import re
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,13 +18,15 @@ import pandas as pd
 import streamlit as st
 
 from sac.config import SacConfig
-from sac.embedding.models import make_embedder
+from sac.embedding.models import embedder_name, make_embedder
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
-from sac.evaluation.review import load_retrieved
-from sac.evaluation.runs import load_intervals, load_metrics, load_per_query
+from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference
-from sac.index.store import list_indexes, make_client
+from sac.index import snapshot as index_snapshot
+from sac.index.snapshot import IndexSnapshot
+from sac.index.store import IndexInfo, list_indexes, make_client
 from sac.ingest import catalog
+from sac.progress import StageClock
 from sac.retrieval.methods import parse_method
 from sac.types import Dataset, Document, Hit, Query, text_hash
 from sac.workbench import Workbench
@@ -99,9 +99,9 @@ def _client(_cfg: SacConfig, workspace: str, chroma_url: str | None) -> Any:
 
 @st.cache_resource(show_spinner=False)
 def _workbench(_cfg: SacConfig, key: str) -> Workbench:
-    name = Workbench(_cfg).embedder_name  # known without loading the model
     return Workbench(
-        _cfg, embedder=LazyEmbedder(_cfg, name), client=_client(_cfg, str(_cfg.workspace), _cfg.chroma_url),
+        _cfg, embedder=LazyEmbedder(_cfg, embedder_name(_cfg.embedder)),
+        client=_client(_cfg, str(_cfg.workspace), _cfg.chroma_url),
     )
 
 
@@ -149,11 +149,11 @@ def dataset(entry: catalog.CorpusEntry) -> Dataset:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _indexes(key: str, _wb: Workbench) -> list[dict[str, Any]]:
+def _indexes(key: str, _wb: Workbench) -> list[IndexInfo]:
     return list_indexes(_wb.client)
 
 
-def indexes(wb: Workbench) -> list[dict[str, Any]]:
+def indexes(wb: Workbench) -> list[IndexInfo]:
     """Every index in the store: corpus, method, embedder, chunking and chunk count."""
     return _indexes(_config_key(wb.config), wb)
 
@@ -161,9 +161,8 @@ def indexes(wb: Workbench) -> list[dict[str, Any]]:
 def built_methods(wb: Workbench, corpus: str) -> list[str]:
     """Methods with a non-empty index for ``corpus`` under the workbench's embedder and chunking."""
     names = [
-        i["method"] for i in indexes(wb)
-        if i.get("corpus") == corpus and i.get("embedder") == wb.embedder_name
-        and i.get("chunking") == wb.config.chunking_key and i.get("chunks", 0) > 0
+        i.method for i in indexes(wb)
+        if i.corpus == corpus and i.embedder == wb.embedder_name and i.chunking == wb.config.chunking_key and i.chunks > 0
     ]
     order = {"baseline": 0, "sac-generic": 1, "sac-expert": 2}
     return sorted(set(names), key=lambda m: (order.get(m, 3), m))
@@ -216,37 +215,43 @@ def lookalikes(wb: Workbench, ids: Sequence[str], texts: Sequence[str]) -> pd.Da
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _run_files(run_dir: str, stamp: float) -> tuple[pd.DataFrame, dict[str, Any]]:
-    meta = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))
-    return load_metrics(Path(run_dir)), meta
+def _run_files(path: str, stamp: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+    run = RunFolder(Path(path))
+    return run.metrics(), run.meta
 
 
-def run_metrics(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+def run_metrics(run: RunFolder) -> tuple[pd.DataFrame, dict[str, Any]]:
     """A saved run's metrics frame and its config.json (a saved run never changes)."""
-    return _run_files(str(run_dir), _mtime(run_dir / "config.json"))
+    return _run_files(str(run.path), run.stamp)
 
 
 @st.cache_data(show_spinner="Bootstrapping intervals…", max_entries=8)
-def _run_uncertainty(run_dir: str, stamp: float, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    intervals = load_intervals(Path(run_dir))
+def _run_uncertainty(path: str, stamp: float, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    run = RunFolder(Path(path))
     if reference is None:
-        return intervals, None
-    return intervals, compare_to_reference(load_per_query(Path(run_dir)), reference)
+        return run.intervals(), None
+    return run.intervals(), compare_to_reference(run.per_query(), reference)
 
 
-def run_uncertainty(run_dir: Path, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def run_uncertainty(run: RunFolder, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """A saved run's 95 % bootstrap intervals and, with a reference method, every method's paired difference."""
-    return _run_uncertainty(str(run_dir), _mtime(run_dir / "config.json"), reference)
+    return _run_uncertainty(str(run.path), run.stamp, reference)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _run_retrieved(run_dir: str, stamp: float) -> list[dict[str, Any]]:
-    return load_retrieved(Path(run_dir))
+def _run_retrieved(path: str, stamp: float) -> list[dict[str, Any]]:
+    return RunFolder(Path(path)).retrieved()
 
 
-def run_retrieved(run_dir: Path) -> list[dict[str, Any]]:
+def run_retrieved(run: RunFolder) -> list[dict[str, Any]]:
     """A saved run's retrieved hits (``retrieved.jsonl``), read once."""
-    return _run_retrieved(str(run_dir), _mtime(run_dir / "config.json"))
+    return _run_retrieved(str(run.path), run.stamp)
+
+
+def snapshot(wb: Workbench, corpus: str, method: str) -> IndexSnapshot:
+    """Every record of one index in memory (for look-alike risk and the embedding map), read once per
+    index version and shared by every session (``sac.index.snapshot`` caches it per store client)."""
+    return index_snapshot.snapshot(wb.client, wb.index(corpus, parse_method(method)))
 
 
 def invalidate() -> None:
@@ -272,7 +277,7 @@ def show_flashes() -> None:
 
 
 class ProgressReporter:
-    """A progress bar per stage with a time estimate from the rate measured so far.
+    """A Streamlit progress bar per stage, its text from ``sac.progress.StageClock`` (rate, time left).
 
     Call it as the ``progress(stage, done, total)`` callback of ``Workbench.build`` or ``evaluate``.
     """
@@ -280,38 +285,16 @@ class ProgressReporter:
     def __init__(self, container: Any, unit: str = "items") -> None:
         self._container = container
         self._bars: dict[str, Any] = {}
-        self._started: dict[str, tuple[float, int]] = {}
-        self.unit = unit
+        self._clock = StageClock(unit)
         self.log: list[str] = []
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        now = time.perf_counter()
         if stage not in self._bars:
-            self._bars[stage] = self._container.progress(0.0, text=f"{_stage_label(stage)}…")
-            self._started[stage] = (now, done)
-        t0, d0 = self._started[stage]
-        fraction = min(done / total, 1.0) if total else 1.0
-        text = f"{_stage_label(stage)}: {done:,} / {total:,}"
-        elapsed = now - t0
-        if done > d0 and elapsed > 0.2 and done < total:
-            rate = (done - d0) / elapsed
-            left = (total - done) / rate
-            text += f" · {rate:,.0f} {self.unit}/s · about {_duration(left)} left"
-        elif done >= total and total:
-            text += f" · done in {_duration(elapsed)}"
-            self.log.append(text)
-        self._bars[stage].progress(fraction, text=text)
-
-
-def _stage_label(stage: str) -> str:
-    """Workbench stages read as the user's steps: "embedding sac-expert" embeds and writes the index."""
-    return re.sub(r"\bembedding (\S+)", r"embedding and indexing \1", stage)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    return f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
+            self._bars[stage] = self._container.progress(0.0, text=f"{stage}…")
+        status = self._clock.update(stage, done, total)
+        if status.finished:
+            self.log.append(status.text)
+        self._bars[stage].progress(status.fraction, text=status.text)
 
 
 def index_settings_caption(cfg: SacConfig) -> str:

@@ -30,18 +30,19 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from sac.ingest.catalog import SOURCES_DIR  # noqa: E402
 from sac.types import Dataset  # noqa: E402
 
 DEMO = ROOT / "data" / "demo"
-POOL_DIR = ROOT.parent / "shared" / "data" / "sources" / "cuad_v1" / "full_contract_txt"
+POOL_DIR = SOURCES_DIR / "cuad_v1" / "full_contract_txt"
 RESULTS = Path(__file__).resolve().parent / "results"
 WORKSPACES = Path(__file__).resolve().parent / ".workspace"
 BACKENDS = ("minilm", "minilm-onnx", "minilm-onnx-int8")
 METHODS = "baseline,sac-generic,sac-expert"
 
 
-NDA_POOL = (ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "test.json",
-            ROOT.parent / "shared" / "data" / "sources" / "contractnli" / "dev.json")
+NDA_POOL = (SOURCES_DIR / "contractnli" / "test.json",
+            SOURCES_DIR / "contractnli" / "dev.json")
 POOL_HELP = (f"add a pool of distractors: a folder (default the CUAD contracts, {POOL_DIR}), or `nda` for the other "
              "178 ContractNLI NDAs (with --dataset contractnli)")
 

@@ -35,12 +35,12 @@ from sac.evaluation.runs import evaluate
 from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import BUILDERS, TITLE_STYLES
+from sac.ingest.catalog import SOURCES_DIR
 from sac.retrieval.methods import parse_methods
 from sac.types import Dataset
 from sac.workbench import Workbench
 
 FULL = common.WORKSPACES / "full"
-SOURCES = common.ROOT.parent / "shared" / "data" / "sources"
 WORKSPACE = common.WORKSPACES / "selection"
 REFERENCE = "sac-generic"
 SWEEP = ",".join([
@@ -72,7 +72,7 @@ def ensure_benchmarks() -> None:
         for name, build in BUILDERS.items():
             if not (FULL / style / "benchmarks" / f"{name}-test.json").is_file():
                 log(f"building {style}/{name} into {FULL / style}")
-                build(SOURCES, FULL / style, titles=style)
+                build(SOURCES_DIR, FULL / style, titles=style)
 
 
 def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:

@@ -67,11 +67,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("SUMMARY_FACTS_CODE") or str(ROOT))
 
 from sac.ingest.builders import split_of  # noqa: E402
+from sac.ingest.catalog import SOURCES_DIR  # noqa: E402
 from sac.summaries.builtin import BuiltinSummarizer  # noqa: E402
 from sac.summaries.facts import BUILTIN_VERSION, extract_facts  # noqa: E402
 from sac.types import Document  # noqa: E402
 
-CUAD = ROOT.parent / "shared" / "data" / "sources" / "cuad_v1"
+CUAD = SOURCES_DIR / "cuad_v1"
 RESULTS = Path(__file__).resolve().parent / "results"
 STRATEGIES = ("generic", "expert")
 COMMAND = "python bench/summary_facts.py"

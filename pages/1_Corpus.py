@@ -14,14 +14,13 @@ import app_cache
 from sac.errors import NotABenchmarkError, SacError
 from sac.evaluation import diagnostics
 from sac.evaluation.runs import corpus_name
-from sac.index import snapshot
 from sac.ingest.archives import read_zip
 from sac.ingest.benchmark import load_benchmark_zip
 from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
 from sac.protocols import Summarizer
 from sac.render.map import document_risk_figure
-from sac.retrieval.methods import BASE_METHODS, parse_method, parse_methods
+from sac.retrieval.methods import BASE_METHODS, parse_methods
 from sac.summaries.llm import LLM_STRATEGIES
 from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
@@ -195,8 +194,8 @@ if "baseline" in built and sac_built:
         with risk_box:
             other = st.selectbox("Beside the baseline", sac_built, key="corpus_risk_method")
             try:
-                risk = diagnostics.compare_risk(snapshot.snapshot(wb.client, wb.index(shown, parse_method("baseline"))),
-                                                snapshot.snapshot(wb.client, wb.index(shown, parse_method(other))))
+                risk = diagnostics.compare_risk(app_cache.snapshot(wb, shown, "baseline"),
+                                                app_cache.snapshot(wb, shown, other))
                 st.plotly_chart(document_risk_figure(risk, other), key="corpus_risk_figure")
                 st.dataframe(risk, hide_index=True, key="corpus_risk_table")
                 st.caption("mix: share of each chunk's 8 nearest chunks that come from another document (a question "

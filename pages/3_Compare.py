@@ -12,12 +12,11 @@ from sac.evaluation.compare import (
     ComparisonRequest,
     compare_methods,
     document_diffs,
-    document_title,
     metrics_frame,
 )
-from sac.index import snapshot
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, suggested_methods
+from sac.types import document_title
 
 st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
 
@@ -133,7 +132,7 @@ if data.queries:
                        "The Evaluate page runs every k and saves the run.")
 
 summary_doc = next(iter(sorted(comparison.targets)), None)
-boilerplate_index = (snapshot.snapshot(wb.client, wb.index(corpus, parse_method("baseline")))
+boilerplate_index = (app_cache.snapshot(wb, corpus, "baseline")
                      if "baseline" in available else None)
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):

@@ -12,7 +12,7 @@ import app_cache
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
 from sac.evaluation import diagnostics
-from sac.evaluation.runs import compare_runs, evaluate, query_diff, save_run, summary_table
+from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, query_diff, save_run, summary_table
 from sac.evaluation.uncertainty import format_interval, interval_table
 from sac.ingest import catalog
 from sac.ingest.benchmark import load_benchmark
@@ -23,13 +23,7 @@ from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset
 
 st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
-SOURCES = Path.cwd().parent / "shared" / "data" / "sources"
-
-
-def run_label(run: dict) -> str:
-    s = run.get("settings", {})
-    pool = f" · pool of {len(s.get('pool', []))} path(s)" if s.get("pool") else ""
-    return f"{run['run_id']} · {', '.join(s.get('datasets', []))} · {', '.join(s.get('methods', []))}{pool}"
+SOURCES = catalog.SOURCES_DIR
 
 
 st.title("Evaluate")
@@ -94,10 +88,10 @@ if submitted:
         settings = {"benchmark": str(benchmarks[bench]), "datasets": [d.name for d in loaded],
                     "methods": [m.name for m in chosen], "k": sorted(ks or DEFAULT_K_VALUES),
                     "pool": [str(p) for p in pool_paths], "source": "app"}
-        run_dir = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
+        run = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
         app_cache.invalidate()
-        st.session_state["eval_run"] = run_dir.name
-        app_cache.flash("success", f"Run saved as {run_dir.name} ({result.timings['total']:.0f} s).")
+        st.session_state["eval_run"] = run.run_id
+        app_cache.flash("success", f"Run saved as {run.run_id} ({result.timings['total']:.0f} s).")
         st.rerun()
     except SacError as err:
         st.error(str(err))
@@ -106,13 +100,13 @@ INTERVAL_HEADERS = {"drm": "DRM % [95 % interval]", "precision": "precision % [9
                     "recall": "recall % [95 % interval]"}
 
 
-def uncertainty_ui(run_dir: Path, methods: list[str]) -> None:
+def uncertainty_ui(run: RunFolder, methods: list[str]) -> None:
     """95 % bootstrap intervals and paired differences to a reference method, mean over k."""
     st.markdown("**How sure are these figures?** 95 % bootstrap intervals over the questions (mean over k). "
                 "A difference whose interval includes 0 is within noise, not a win.")
     reference = st.selectbox("Reference method for paired differences", methods, key="eval_reference",
                              index=methods.index("baseline") if "baseline" in methods else 0)
-    intervals, diff = app_cache.run_uncertainty(run_dir, reference if len(methods) > 1 else None)
+    intervals, diff = app_cache.run_uncertainty(run, reference if len(methods) > 1 else None)
     st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
@@ -121,18 +115,18 @@ def uncertainty_ui(run_dir: Path, methods: list[str]) -> None:
         st.dataframe(shown, hide_index=True, key="eval_paired")
 
 
-runs = ws.list_runs()
+runs = {r.run_id: r for r in list_runs(ws)}
 if not runs:
     st.info("No saved run yet: choose datasets and methods above and run the evaluation.")
     st.stop()
 
 st.subheader("Results")
-run_ids = [r["run_id"] for r in runs]
-labels = {r["run_id"]: run_label(r) for r in runs}
+run_ids = list(runs)
+labels = {r.run_id: r.description for r in runs.values()}
 if st.session_state.get("eval_run") not in run_ids:
     st.session_state["eval_run"] = run_ids[0]
 run_id = st.selectbox("Saved run", run_ids, format_func=labels.get, key="eval_run")
-frame, meta = app_cache.run_metrics(ws.run_dir(run_id))
+frame, meta = app_cache.run_metrics(runs[run_id])
 chart_sets = list(dict.fromkeys(frame["dataset"]))
 cols = st.columns([1, 1, 2])
 chart_set = cols[0].selectbox("Dataset for the k charts", chart_sets, index=chart_sets.index(plots.default_dataset(frame)),
@@ -153,7 +147,7 @@ right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_
 
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
 st.dataframe(summary_table(frame), key="eval_summary")
-uncertainty_ui(ws.run_dir(run_id), sorted(set(frame["method"])))
+uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
 with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
 cols = st.columns(2)
@@ -171,15 +165,15 @@ else:
     run_a = cols[0].selectbox("Run A", run_ids, index=1, format_func=labels.get, key="eval_cmp_a")
     run_b = cols[1].selectbox("Run B", run_ids, index=0, format_func=labels.get, key="eval_cmp_b")
     try:
-        st.dataframe(compare_runs(ws.run_dir(run_a), ws.run_dir(run_b)), key="eval_cmp_table")
-        diff = query_diff(ws.run_dir(run_a), ws.run_dir(run_b), k=8)
+        st.dataframe(compare_runs(runs[run_a], runs[run_b]), key="eval_cmp_table")
+        diff = query_diff(runs[run_a], runs[run_b], k=8)
         if len(diff):
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)
             st.caption("Questions whose top 8 gained or lost every right-document hit, B against A:")
             st.dataframe(counts, key="eval_cmp_queries")
-            run_bench = next((r.get("settings", {}).get("benchmark") for r in runs if r["run_id"] == run_b), None)
+            run_bench = runs[run_b].settings.get("benchmark")
             bench_name = next((n for n, path in benchmarks.items() if str(path) == run_bench), bench)
-            changes = diagnostics.query_changes(ws.run_dir(run_a), ws.run_dir(run_b), k=8,
+            changes = diagnostics.query_changes(runs[run_a], runs[run_b], k=8,
                                                 corpus_of={n: catalog.dataset_corpus(bench_name, n) for n in set(diff["dataset"])})
             changes["compare"] = [app_cache.compare_link(c, q) if q else "" for c, q in zip(changes["corpus"], changes["query"])]
             if len(changes):

@@ -9,7 +9,7 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError
-from sac.evaluation.compare import ComparisonRequest, compare_methods, document_title
+from sac.evaluation.compare import ComparisonRequest, compare_methods
 from sac.evaluation.review import (
     LABELS,
     ChunkLabel,
@@ -22,11 +22,12 @@ from sac.evaluation.review import (
     make_gold_span,
     run_hits,
 )
+from sac.evaluation.runs import list_runs
 from sac.ingest import catalog
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS
-from sac.types import text_hash
+from sac.types import document_title, text_hash
 
 st.set_page_config(page_title="Review · SAC Workbench", page_icon="✅", layout="wide")
 st.title("Review retrieved chunks")
@@ -86,14 +87,13 @@ if source == "A live comparison":
         st.error(str(err))
         st.stop()
 else:
-    runs = ws.list_runs()
+    runs = {r.run_id: r for r in list_runs(ws)}
     if not runs:
         st.info("No saved run yet: run one on **Evaluate**.")
         st.stop()
     cols = st.columns([3, 1, 1])
-    run_id = cols[0].selectbox("Run", [r["run_id"] for r in runs], key="rev_run")
-    run = next(r for r in runs if r["run_id"] == run_id)
-    settings = run.get("settings", {})
+    run_id = cols[0].selectbox("Run", list(runs), format_func=lambda r: runs[r].description, key="rev_run")
+    settings = runs[run_id].settings
     bench = Path(settings.get("benchmark", "demo")).name
     dataset = cols[1].selectbox("Dataset", settings.get("datasets", []), key="rev_dataset")
     k = int(cols[2].number_input("k", 1, 64, 8, key="rev_run_k"))
@@ -106,7 +106,7 @@ else:
     query_id = st.selectbox("Question", list(queries), format_func=lambda q: queries[q].text, key="rev_run_query")
     query = queries[query_id].text
     gold = queries[query_id].gold
-    hits = run_hits(app_cache.run_retrieved(ws.run_dir(run_id)), dataset, query_id,
+    hits = run_hits(app_cache.run_retrieved(runs[run_id]), dataset, query_id,
                     {d.doc_id: d.text for d in data.documents}, k)
     label_source = run_id
     if settings.get("pool"):

@@ -7,10 +7,9 @@ import streamlit as st
 import app_cache
 from sac.errors import SacError
 from sac.evaluation import diagnostics
-from sac.evaluation.compare import document_title
-from sac.index import snapshot
 from sac.render.map import embedding_map_figure
-from sac.retrieval.methods import check_query, parse_method
+from sac.retrieval.methods import check_query
+from sac.types import document_title
 
 st.set_page_config(page_title="Embedding map · SAC Workbench", page_icon="🗺️", layout="wide")
 st.title("Embedding map")
@@ -61,7 +60,7 @@ methods = list(dict.fromkeys([left, right]))
 try:
     hits = app_cache.search(wb, corpus, methods, query, k)
     vector = wb.embed_queries([check_query(query)])[0]
-    snaps = {m: snapshot.snapshot(wb.client, wb.index(corpus, parse_method(m))) for m in methods}
+    snaps = {m: app_cache.snapshot(wb, corpus, m) for m in methods}
 except SacError as err:
     st.error(str(err))
     st.stop()

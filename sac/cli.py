@@ -22,16 +22,18 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError, SacError
+from sac.ingest.catalog import DEMO_DIR, SOURCES_DIR
 from sac.retrieval.methods import BASE_METHODS, check_k, check_query, parse_methods
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset, Document
 
-DEFAULT_BENCHMARK = Path(__file__).resolve().parents[1] / "data" / "demo"
-DEFAULT_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sources"
+if TYPE_CHECKING:
+    from sac.evaluation.runs import RunFolder
+
 
 
 class _Progress:
@@ -131,27 +133,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "benchmark": str(args.benchmark), "datasets": [d.name for d in datasets],
         "methods": [m.name for m in methods], "k": ks, "pool": [str(p) for p in args.pool or []],
     }
-    run_dir = save_run(wb.workspace, result, wb.config, settings, label=args.label)
+    run = save_run(wb.workspace, result, wb.config, settings, label=args.label)
     frame = result.frame()
     if args.out:
         frame.to_csv(args.out, index=False)
     show_ks = ["mean", *[k for k in (1, 8, 64) if k in ks]]
     print(summary_table(frame, show_ks).to_string())
-    _print_uncertainty(run_dir, reference, [m.name for m in methods])
+    _print_uncertainty(run, reference, [m.name for m in methods])
     print(f"\ntimings (s): {json.dumps(result.timings)}")
-    print(f"run saved: {run_dir}")
+    print(f"run saved: {run.path}")
     return 0
 
 
-def _print_uncertainty(run_dir: Path, reference: str | None, methods: Sequence[str]) -> None:
+def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[str]) -> None:
     """Mean over k with 95 % bootstrap intervals; with a reference, paired differences to it."""
-    from sac.evaluation.runs import load_intervals, load_per_query
     from sac.evaluation.uncertainty import compare_to_reference, format_interval, interval_table
 
     print("\nmean over k, 95 % bootstrap interval over questions:")
-    print(interval_table(load_intervals(run_dir), "mean").to_string())
+    print(interval_table(run.intervals(), "mean").to_string())
     if reference and len(methods) > 1:
-        diff = compare_to_reference(load_per_query(run_dir), reference)
+        diff = compare_to_reference(run.per_query(), reference)
         diff["difference"] = [format_interval(r.estimate, r.low, r.high, difference=True) for r in diff.itertuples()]
         print(f"\npaired difference to {reference} (same questions; mean over k):")
         print(diff[["dataset", "method_b", "metric", "difference", "verdict"]]
@@ -422,24 +423,24 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from sac.evaluation.runs import compare_runs, load_metrics, summary_table
+    from sac.evaluation.runs import compare_runs, list_runs, open_run, summary_table
     from sac.workspace import Workspace
 
     ws = Workspace(_config(args).workspace)
     if args.action == "list":
-        for run in ws.list_runs():
-            s = run.get("settings", {})
-            print(f"{run['run_id']}\t{run.get('created', '')}\t{','.join(s.get('datasets', []))}\t"
+        for run in list_runs(ws):
+            s = run.settings
+            print(f"{run.run_id}\t{run.created}\t{','.join(s.get('datasets', []))}\t"
                   f"{','.join(s.get('methods', []))}\tpool={len(s.get('pool', []))}")
         return 0
     if args.action == "show":
         if len(args.run_ids) != 1:
             raise ConfigError("`runs show` takes one run id")
-        print(summary_table(load_metrics(ws.run_dir(args.run_ids[0]))).to_string())
+        print(summary_table(open_run(ws, args.run_ids[0]).metrics()).to_string())
         return 0
     if len(args.run_ids) != 2:
         raise ConfigError("`runs compare` takes two run ids")
-    a, b = (ws.run_dir(r) for r in args.run_ids)
+    a, b = (open_run(ws, r) for r in args.run_ids)
     print(compare_runs(a, b).to_string())
     return 0
 
@@ -458,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--embedder", help="minilm (default), minilm-onnx, a sentence-transformers name, openai:<model>")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     source = argparse.ArgumentParser(add_help=False)
-    source.add_argument("--benchmark", default=str(DEFAULT_BENCHMARK), help="LegalBench-RAG folder (default data/demo)")
+    source.add_argument("--benchmark", default=str(DEMO_DIR), help="LegalBench-RAG folder (default data/demo)")
     source.add_argument("--datasets", "--dataset", dest="datasets", help="comma-separated, e.g. cuad,contractnli")
     source.add_argument("--pool", nargs="+", help="distractor documents: folders or ContractNLI JSON files")
     source.add_argument("--corpus", help="a workspace corpus instead of a benchmark dataset")
@@ -485,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("dataset", choices=["cuad", "contractnli", "all"])
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--sources", default=str(DEFAULT_SOURCES), help="the source datasets (default ../shared/data/sources)")
+    p.add_argument("--sources", default=str(SOURCES_DIR), help="the source datasets (default ../shared/data/sources)")
     p.add_argument("--titles", choices=["firstpage", "filename", "both"], default="both",
                    help="how a question names its document: as its first page does, or as its file name does")
     p.add_argument("--limit", type=int, help="only the first N documents (by text hash): a small subset")

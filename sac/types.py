@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 
 def text_hash(text: str) -> str:
@@ -38,6 +39,16 @@ class Span:
         return max(0, min(self.end, other.end) - max(self.start, other.start))
 
 
+def document_title(doc_id: str) -> str:
+    """A document's display name, the one rule for every page and table: the file name without
+    folders, extension or %-escapes ("cuad/VELCO%20NDA.txt" -> "VELCO NDA")."""
+    name = doc_id.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and 1 <= len(ext) <= 4 and ext.isalnum():
+        name = stem
+    return unquote(name) or doc_id
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One source document. ``doc_id`` is ``<dataset>/<file name>`` for benchmark corpora."""
@@ -52,9 +63,8 @@ class Document:
 
     @property
     def title(self) -> str:
-        """The file name without folder and extension, for display."""
-        name = self.doc_id.rsplit("/", 1)[-1]
-        return name[:-4] if name.lower().endswith((".txt", ".pdf", ".htm")) else name
+        """The document's display name (``document_title``)."""
+        return document_title(self.doc_id)
 
 
 @dataclass(frozen=True, slots=True)

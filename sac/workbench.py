@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
 from sac.index import snapshot
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
+from sac.progress import Progress
 from sac.retrieval import options as method_options
 from sac.retrieval.methods import Method, check_k, check_query
 from sac.summaries.registry import make_summarizer
@@ -26,7 +27,6 @@ from sac.summaries.store import SummaryStore
 from sac.types import Chunk, Document, Hit, Summary
 from sac.workspace import Workspace
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
 BUILTIN_STRATEGIES = ("generic", "expert")
 
 
@@ -161,7 +161,7 @@ class Workbench:
                 summary_text: Mapping[str, str | None] = {}
             else:
                 summary_text = {k: s.text for k, s in self.summaries(documents, method.strategy, progress=progress).items()}
-            step = (lambda done, total, m=method: progress(f"embedding {m.index_name}", done, total)) if progress else None
+            step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
             method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
             reports[method.index_name] = index.sync(
@@ -175,9 +175,8 @@ class Workbench:
         """Delete these documents from every index of ``corpus``; returns records removed."""
         removed = 0
         for info in list_indexes(self.client):
-            if info.get("corpus") == corpus:
-                key = IndexKey(corpus, info["method"], info["embedder"], info["chunking"])
-                removed += Index(self.client, key, self.config).delete_documents(doc_ids)
+            if info.corpus == corpus:
+                removed += Index(self.client, info.key, self.config).delete_documents(doc_ids)
         return removed
 
     # -- search ---------------------------------------------------------------------------

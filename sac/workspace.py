@@ -5,7 +5,7 @@
   chroma/                 embedded chromadb (unused with SAC_CHROMA_URL)
   corpora/<name>.jsonl    uploaded corpora, one document per line
   summaries/              summary cache and hand-edited versions
-  runs/<run id>/          config.json, metrics.csv, per_query.csv, retrieved.jsonl
+  runs/<run id>/          saved evaluation runs (format: sac.evaluation.runs.RunFolder)
   reviews/                expert labels
   locks/                  writer locks
 ```
@@ -14,11 +14,14 @@ No user-supplied string becomes a path without passing ``safe_name``.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -61,6 +64,60 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+_THREAD_LOCKS: dict[str, threading.Lock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold ``path`` (a lock file, created if missing) exclusively across threads and processes.
+
+    The one lock idiom of the project: a thread lock per path (app sessions share a process, and
+    ``flock`` does not exclude two open files of one process from each other) around ``fcntl.flock``
+    (CLI runs, servers). Index writers, the summary store, review files and the ONNX export use it.
+    """
+    key = str(Path(path).resolve())
+    with _THREAD_LOCKS_GUARD:
+        thread_lock = _THREAD_LOCKS.setdefault(key, threading.Lock())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with thread_lock, open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def append_jsonl(path: Path, rows: Sequence[Any]) -> None:
+    """Append one JSON line per row under ``file_lock``: a crash loses at most the line being written."""
+    if not rows:
+        return
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    with file_lock(path), open(path, "a+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            handle.seek(size - 1)
+            if handle.read(1) != b"\n":  # a line cut short by a crash stays one bad line, not two
+                text = "\n" + text
+        handle.write(text.encode("utf-8"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """The rows of a JSON-lines file (none if it is missing); a line cut short by a crash is skipped."""
+    if not path.is_file():
+        return []
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return rows
 
 
 class Workspace:
@@ -142,24 +199,3 @@ class Workspace:
             except FileExistsError:
                 continue
         raise ConfigError(f"Cannot create a run folder under {self.runs_dir}")
-
-    def list_runs(self) -> list[dict[str, Any]]:
-        """Saved runs, newest first, with their config."""
-        if not self.runs_dir.is_dir():
-            return []
-        out = []
-        for path in sorted(self.runs_dir.iterdir(), reverse=True):
-            cfg = path / "config.json"
-            if path.is_dir() and cfg.is_file():
-                try:
-                    out.append({"run_id": path.name, "path": path, **json.loads(cfg.read_text(encoding="utf-8"))})
-                except json.JSONDecodeError:
-                    continue
-        return out
-
-    def run_dir(self, run_id: str) -> Path:
-        path = self.runs_dir / safe_name(run_id, "run id")
-        if not (path / "config.json").is_file():
-            known = [r["run_id"] for r in self.list_runs()][:10]
-            raise ConfigError(f"No saved run {run_id!r} in {self.runs_dir}. Recent: {known}")
-        return path

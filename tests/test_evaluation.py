@@ -49,8 +49,8 @@ def test_sac_lowers_drm_on_demo_contractnli(store_config, embedder, demo_dataset
             assert 0 <= start < end <= len(texts[h["file_path"]])
     # The saved run can be re-scored by an outside scorer from retrieved.jsonl alone.
     run = save_run(wb.workspace, result, wb.config, {"datasets": ["contractnli"]})
-    assert _rescore(run, demo_datasets["contractnli"], k=8, method="sac-expert") == mean_at(frame, "sac-expert", 8)
-    config = json.loads((run / "config.json").read_text())
+    assert _rescore(run.path, demo_datasets["contractnli"], k=8, method="sac-expert") == mean_at(frame, "sac-expert", 8)
+    config = json.loads((run.path / "config.json").read_text())
     assert config["config"]["chunk_size"] == 500 and "openai_api_key" not in config["config"]
     table = summary_table(frame)
     assert list(table.columns[:2]) == ["drm@mean", "drm@1"]

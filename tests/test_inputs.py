@@ -20,7 +20,7 @@ from sac.chunking.split import chunk_document
 from sac.cli import main
 from sac.config import SacConfig
 from sac.errors import ConfigError, QueryError
-from sac.evaluation.runs import corpus_name
+from sac.evaluation.runs import corpus_name, open_run
 from sac.retrieval.methods import MAX_K, MAX_QUERY_CHARS, parse_methods
 from sac.types import Document
 from sac.workbench import Workbench
@@ -227,7 +227,7 @@ def test_bad_names_are_config_errors_and_create_nothing(tmp_path, name):
         lambda: workspace.load_corpus(name),
         lambda: workspace.remove_documents(name, ["a.txt"]),
         lambda: workspace.new_run_dir(name),
-        lambda: workspace.run_dir(name),
+        lambda: open_run(workspace, name),
     ]
     for call in calls:
         with pytest.raises(ConfigError, match=r"^Invalid (corpus name|run label|run id) "):

@@ -13,12 +13,11 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from sac.evaluation.review import ReviewStore
-from sac.evaluation.runs import load_metrics
+from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
 from sac.workspace import Workspace
 
@@ -217,9 +216,9 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     [submit] = [b for b in at.button if b.label == "Run the evaluation"]
     submit.click().run()
     _ok(at)
-    [run] = Workspace(demo_copy).list_runs()
-    assert any(run["run_id"] in s.value for s in at.success)
-    metrics = load_metrics(run["path"])
+    [run] = list_runs(Workspace(demo_copy))
+    assert any(run.run_id in s.value for s in at.success)
+    metrics = run.metrics()
     charts = {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
               for c in at.get("plotly_chart")}
     drm = next(spec for title, spec in charts.items() if title.startswith("DRM against k"))
@@ -264,7 +263,7 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     _ok(review)
     cards = [m.value for m in review.markdown if 'class="sac-hit' in m.value]
     assert len(cards) == 3 * 8
-    per_query = pd.read_csv(run["path"] / "per_query.csv")
+    per_query = run.per_query()
     first = per_query[(per_query["query_id"] == "contractnli-0000") & (per_query["k"] == 8)].set_index("method")
     for i, method in enumerate(METHODS):
         assert sum("sac-hit-wrong" in c for c in cards[i * 8:(i + 1) * 8]) == first.loc[method, "wrong"]
@@ -347,7 +346,7 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     assert any("uploads: 3 documents indexed" in s.value for s in at.success)
     ws = Workspace(demo_copy)
     assert sorted(d.doc_id for d in ws.load_corpus("uploads")) == ["agprojects.txt", "inner/policy.html", "notes.md"]
-    counts = {i["method"]: i["chunks"] for i in list_indexes(_client(demo_copy)) if i["corpus"] == "uploads"}
+    counts = {i.method: i.chunks for i in list_indexes(_client(demo_copy)) if i.corpus == "uploads"}
     assert set(counts) == {"baseline", "sac-expert"} and counts["baseline"] == counts["sac-expert"] > 3
 
     at.selectbox(key="corpus_shown").set_value("uploads").run()
@@ -358,7 +357,7 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     at.button(key="corpus_remove").click().run()
     _ok(at)
     assert any("Removed 1 document" in s.value for s in at.success)
-    after = {i["method"]: i["chunks"] for i in list_indexes(_client(demo_copy)) if i["corpus"] == "uploads"}
+    after = {i.method: i.chunks for i in list_indexes(_client(demo_copy)) if i.corpus == "uploads"}
     removed = int(docs.loc[0, "chunks"])
     assert after == {m: c - removed for m, c in counts.items()}
     assert [d.doc_id for d in ws.load_corpus("uploads")] == ["inner/policy.html", "notes.md"]

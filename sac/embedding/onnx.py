@@ -21,22 +21,20 @@ backend needs anyway); running a cached export needs only onnxruntime and tokeni
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import tempfile
-import threading
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sac.errors import EmbedderError
+from sac.workspace import file_lock
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -48,9 +46,6 @@ INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "sentence_embedding"
 # Files of the model folder that cannot change the vectors.
 _NOT_HASHED = {"README.md", ".gitattributes"}
-
-_export_lock = threading.Lock()
-
 
 def available_threads() -> int:
     """Cores this process may run on (respects ``taskset`` and cgroup cpusets where the OS tells)."""
@@ -79,17 +74,6 @@ def model_fingerprint(model_path: Path) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()[:16]
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """Exclusive lock across threads and processes, held while a cached file is written."""
-    with _export_lock, open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _temp_path(target: Path) -> Path:
@@ -257,7 +241,7 @@ class OnnxMiniLMEmbedder:
         wanted = int8 if self.quantized else fp32
         if wanted.is_file():
             return wanted
-        with _file_lock(self.model_dir / f".{stem}.lock"):
+        with file_lock(self.model_dir / f".{stem}.lock"):
             # Another process may have finished the export while this one waited for the lock.
             if not fp32.is_file():
                 export_onnx(self.source, fp32)

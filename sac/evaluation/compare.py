@@ -9,22 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
 
 from sac.evaluation.metrics import aggregate, document_retrieval_mismatch, score_query, wrong_document_flags
 from sac.types import Hit, Query, Span
-
-
-def document_title(doc_id: str) -> str:
-    """A short display name: the file name without folders, extension or %-escapes ("VELCO%20NDA.txt" -> "VELCO NDA")."""
-    name = doc_id.rsplit("/", 1)[-1]
-    stem, dot, ext = name.rpartition(".")
-    if dot and stem and 1 <= len(ext) <= 4 and ext.isalnum():
-        name = stem
-    return unquote(name) or doc_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,17 +17,15 @@ Pure functions over index snapshots (``sac.index.snapshot``) and saved runs; the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from sac.errors import ConfigError
-from sac.evaluation.runs import query_diff
+from sac.evaluation.runs import RunFolder, query_diff
 from sac.index.snapshot import IndexSnapshot
 from sac.types import Hit
 
@@ -228,29 +226,13 @@ def default_map_documents(snap: IndexSnapshot, target: str | None, n: int = 5) -
 
 
 # -- runs ----------------------------------------------------------------------------------------------
-def run_query_texts(run_dir: Path) -> dict[tuple[str, str], str]:
-    """(dataset, query id) -> question text, from a saved run's retrieved.jsonl."""
-    out: dict[tuple[str, str], str] = {}
-    path = Path(run_dir) / "retrieved.jsonl"
-    if not path.exists():
-        return out
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            out.setdefault((str(row.get("dataset")), str(row.get("query_id"))), str(row.get("query", "")))
-    return out
-
-
-def query_changes(run_a: Path, run_b: Path, k: int = 8, *, corpus_of: Mapping[str, str],
+def query_changes(run_a: RunFolder, run_b: RunFolder, k: int = 8, *, corpus_of: Mapping[str, str],
                   only_changed: bool = True) -> pd.DataFrame:
     """``sac.evaluation.runs.query_diff`` plus the question text and the corpus it was asked of;
     ``corpus_of`` maps a dataset name to its corpus (``sac.ingest.catalog.dataset_corpus``)."""
     diff = query_diff(run_a, run_b, k=k)
     if only_changed:
         diff = diff[diff["change"] != "same"]
-    texts = {**run_query_texts(run_a), **run_query_texts(run_b)}
+    texts = {**run_a.query_texts(), **run_b.query_texts()}
     questions = [texts.get((str(ds), str(qid)), "") for ds, qid in zip(diff["dataset"], diff["query_id"])]
     return diff.assign(query=questions, corpus=[corpus_of[ds] for ds in diff["dataset"]]).reset_index(drop=True)

@@ -12,9 +12,7 @@ New ground truth exports as a LegalBench-RAG benchmark: ``{"tests": [{"query", "
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import io
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ import pandas as pd
 
 from sac.errors import ConfigError
 from sac.types import Chunk, Hit, Span
-from sac.workspace import utc_now
+from sac.workspace import append_jsonl, read_jsonl, utc_now
 
 LABELS: tuple[str, ...] = ("relevant", "partly relevant", "not relevant", "wrong document", "boilerplate")
 MAX_NOTE_CHARS = 2000
@@ -128,44 +126,18 @@ class ReviewStore:
     def gold_path(self) -> Path:
         return self.root / "ground_truth.jsonl"
 
-    def _append(self, path: Path, rows: Sequence[dict[str, Any]]) -> None:
-        if not rows:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        with open(path, "a", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.write(text)
-                handle.flush()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-    @staticmethod
-    def _read(path: Path) -> list[dict[str, Any]]:
-        if not path.is_file():
-            return []
-        rows = []
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:  # a line cut short by a crash
-                    continue
-        return rows
-
     # -- labels --------------------------------------------------------------------------
     def save_labels(self, labels: Iterable[ChunkLabel]) -> list[ChunkLabel]:
         now = utc_now()
         checked = [dataclasses.replace(check_label(lab), reviewer=lab.reviewer.strip(), created=now) for lab in labels]
-        self._append(self.labels_path, [dataclasses.asdict(lab) for lab in checked])
+        append_jsonl(self.labels_path, [dataclasses.asdict(lab) for lab in checked])
         return checked
 
     def labels(self, *, corpus: str | None = None, query: str | None = None) -> list[ChunkLabel]:
         """The latest label per (corpus, query, method, chunk, reviewer), oldest first."""
         names = {f.name for f in dataclasses.fields(ChunkLabel)}
         latest: dict[tuple[Any, ...], ChunkLabel] = {}
-        for row in self._read(self.labels_path):
+        for row in read_jsonl(self.labels_path):
             try:
                 lab = ChunkLabel(**{k: v for k, v in row.items() if k in names})
             except TypeError:
@@ -178,16 +150,16 @@ class ReviewStore:
     # -- ground truth --------------------------------------------------------------------
     def add_gold(self, span: GoldSpan) -> GoldSpan:
         saved = dataclasses.replace(span, created=utc_now())
-        self._append(self.gold_path, [dataclasses.asdict(saved)])
+        append_jsonl(self.gold_path, [dataclasses.asdict(saved)])
         return saved
 
     def remove_gold(self, span: GoldSpan) -> None:
-        self._append(self.gold_path, [{**dataclasses.asdict(span), "deleted": True, "created": utc_now()}])
+        append_jsonl(self.gold_path, [{**dataclasses.asdict(span), "deleted": True, "created": utc_now()}])
 
     def gold(self, *, corpus: str | None = None) -> list[GoldSpan]:
         names = {f.name for f in dataclasses.fields(GoldSpan)}
         current: dict[tuple[Any, ...], GoldSpan] = {}
-        for row in self._read(self.gold_path):
+        for row in read_jsonl(self.gold_path):
             try:
                 span = GoldSpan(**{k: v for k, v in row.items() if k in names})
             except TypeError:
@@ -198,11 +170,6 @@ class ReviewStore:
             if not row.get("deleted"):
                 current[span.key] = span
         return list(current.values())
-
-
-def load_retrieved(run_dir: Path) -> list[dict[str, Any]]:
-    """The ``retrieved.jsonl`` rows of a saved run: dataset, query_id, query, method, retrieved spans."""
-    return ReviewStore._read(Path(run_dir) / "retrieved.jsonl")
 
 
 def run_hits(

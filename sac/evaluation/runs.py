@@ -6,6 +6,7 @@ retrieved once per query and method and sliced for every smaller k.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -20,10 +21,11 @@ from sac.errors import ConfigError
 from sac.evaluation.metrics import QueryScore, aggregate, score_query
 from sac.evaluation.uncertainty import bootstrap_intervals
 from sac.ingest.catalog import dataset_corpus
+from sac.progress import Progress
 from sac.retrieval.methods import MAX_K, Method
 from sac.types import Dataset, Hit, text_hash
-from sac.workbench import Progress, Workbench
-from sac.workspace import Workspace, atomic_write_text, utc_now
+from sac.workbench import Workbench
+from sac.workspace import Workspace, atomic_write_text, read_jsonl, safe_name, utc_now
 
 METRIC_COLUMNS = ["dataset", "method", "k", "precision", "recall", "drm", "retrieved_chars", "queries"]
 
@@ -154,13 +156,87 @@ def _add_overall(result: EvalResult, datasets: list[str], methods: list[str], ks
             })
 
 
+@dataclass(frozen=True)
+class RunFolder:
+    """A saved evaluation run: the one place that knows the run-folder format.
+
+    ```
+    <workspace>/runs/<run id>/
+      config.json      created, settings, config (no secrets), timings_s, corpora; written last
+      metrics.csv      METRIC_COLUMNS: one row per (dataset, method, k), k also "mean"
+      per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong
+      intervals.csv    95 % bootstrap intervals (questions resampled) of every figure in metrics.csv
+      retrieved.jsonl  one row per (dataset, query, method): query text and hits (file_path, span, score)
+    ```
+    A folder counts as saved only once ``config.json`` exists; a saved run never changes.
+    """
+
+    path: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def saved(self) -> bool:
+        return (self.path / "config.json").is_file()
+
+    @property
+    def stamp(self) -> float:
+        """When the run was saved (``config.json``'s modification time), a cache key."""
+        return (self.path / "config.json").stat().st_mtime
+
+    @functools.cached_property
+    def meta(self) -> dict[str, Any]:
+        """``config.json``: created, settings, config, timings_s, corpora."""
+        return dict(json.loads((self.path / "config.json").read_text(encoding="utf-8")))
+
+    @property
+    def created(self) -> str:
+        return str(self.meta.get("created", ""))
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.meta.get("settings") or {})
+
+    @property
+    def description(self) -> str:
+        """One line for pickers: run id, datasets, methods and any distractor pool."""
+        s = self.settings
+        pool = f" · pool of {len(s['pool'])} path(s)" if s.get("pool") else ""
+        return f"{self.run_id} · {', '.join(s.get('datasets', []))} · {', '.join(s.get('methods', []))}{pool}"
+
+    def metrics(self) -> pd.DataFrame:
+        return pd.read_csv(self.path / "metrics.csv", dtype={"k": str})
+
+    def per_query(self) -> pd.DataFrame:
+        return pd.read_csv(self.path / "per_query.csv")
+
+    def intervals(self) -> pd.DataFrame:
+        """Bootstrap intervals; computed from per_query.csv for runs saved before intervals were kept."""
+        path = self.path / "intervals.csv"
+        if path.is_file():
+            return pd.read_csv(path, dtype={"k": str})
+        frame = bootstrap_intervals(self.per_query())
+        frame["k"] = frame["k"].astype(str)
+        return frame
+
+    def retrieved(self) -> list[dict[str, Any]]:
+        """The ``retrieved.jsonl`` rows: dataset, query_id, query, method, retrieved spans in rank order."""
+        return read_jsonl(self.path / "retrieved.jsonl")
+
+    def query_texts(self) -> dict[tuple[str, str], str]:
+        """(dataset, query id) -> question text."""
+        out: dict[tuple[str, str], str] = {}
+        for row in self.retrieved():
+            out.setdefault((str(row.get("dataset")), str(row.get("query_id"))), str(row.get("query", "")))
+        return out
+
+
 def save_run(
     workspace: Workspace, result: EvalResult, config: SacConfig, settings: dict[str, Any], label: str = "eval",
-) -> Path:
-    """Write a run folder: config.json (no secrets), metrics.csv, per_query.csv, intervals.csv, retrieved.jsonl.
-
-    intervals.csv holds 95 % bootstrap intervals (questions resampled) of every figure in metrics.csv.
-    """
+) -> RunFolder:
+    """Write a new run folder (format: ``RunFolder``)."""
     run_dir = workspace.new_run_dir(label)
     meta = {
         "created": utc_now(), "settings": settings, "config": config.public_dict(),
@@ -175,25 +251,32 @@ def save_run(
     )
     # config.json last: a run folder counts as saved only once it exists.
     atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2, ensure_ascii=False))
-    return run_dir
+    return RunFolder(run_dir)
 
 
-def load_metrics(run_dir: Path) -> pd.DataFrame:
-    return pd.read_csv(run_dir / "metrics.csv", dtype={"k": str})
+def list_runs(workspace: Workspace) -> list[RunFolder]:
+    """Saved runs, newest first (a folder whose config.json is missing or unreadable is skipped)."""
+    if not workspace.runs_dir.is_dir():
+        return []
+    out = []
+    for path in sorted(workspace.runs_dir.iterdir(), reverse=True):
+        run = RunFolder(path)
+        if path.is_dir() and run.saved:
+            try:
+                run.meta  # noqa: B018 - read once here so a broken config.json is skipped, not shown
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            out.append(run)
+    return out
 
 
-def load_per_query(run_dir: Path) -> pd.DataFrame:
-    return pd.read_csv(run_dir / "per_query.csv")
-
-
-def load_intervals(run_dir: Path) -> pd.DataFrame:
-    """A run's bootstrap intervals; computed from per_query.csv for runs saved before intervals were kept."""
-    path = run_dir / "intervals.csv"
-    if path.is_file():
-        return pd.read_csv(path, dtype={"k": str})
-    frame = bootstrap_intervals(load_per_query(run_dir))
-    frame["k"] = frame["k"].astype(str)
-    return frame
+def open_run(workspace: Workspace, run_id: str) -> RunFolder:
+    """The saved run ``run_id``; ConfigError naming recent runs if there is none."""
+    run = RunFolder(workspace.runs_dir / safe_name(run_id, "run id"))
+    if not run.saved:
+        known = [r.run_id for r in list_runs(workspace)][:10]
+        raise ConfigError(f"No saved run {run_id!r} in {workspace.runs_dir}. Recent: {known}")
+    return run
 
 
 def summary_table(frame: pd.DataFrame, ks: Sequence[Any] = ("mean", 1, 8, 64)) -> pd.DataFrame:
@@ -208,10 +291,10 @@ def summary_table(frame: pd.DataFrame, ks: Sequence[Any] = ("mean", 1, 8, 64)) -
     return (table * 100).round(1)
 
 
-def compare_runs(run_a: Path, run_b: Path) -> pd.DataFrame:
+def compare_runs(run_a: RunFolder, run_b: RunFolder) -> pd.DataFrame:
     """Mean-over-k figures of two runs side by side, with the difference (b - a), in percent."""
-    a = load_metrics(run_a)
-    b = load_metrics(run_b)
+    a = run_a.metrics()
+    b = run_b.metrics()
     cols = ["precision", "recall", "drm"]
     a = a[a["k"] == "mean"].set_index(["dataset", "method"])[cols]
     b = b[b["k"] == "mean"].set_index(["dataset", "method"])[cols]
@@ -221,11 +304,11 @@ def compare_runs(run_a: Path, run_b: Path) -> pd.DataFrame:
     return (joined * 100).round(2)
 
 
-def query_diff(run_a: Path, run_b: Path, k: int = 8) -> pd.DataFrame:
+def query_diff(run_a: RunFolder, run_b: RunFolder, k: int = 8) -> pd.DataFrame:
     """Per query and method at k: DRM and recall in both runs, and whether the right document was
     gained (some hit from a gold file in b, none in a) or lost."""
-    a = load_per_query(run_a)
-    b = load_per_query(run_b)
+    a = run_a.per_query()
+    b = run_b.per_query()
     a = a[a["k"] == k].set_index(["dataset", "query_id", "method"])
     b = b[b["k"] == k].set_index(["dataset", "query_id", "method"])
     joined = a[["drm", "recall", "wrong"]].join(b[["drm", "recall", "wrong"]], lsuffix="_a", rsuffix="_b", how="inner")

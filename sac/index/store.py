@@ -8,14 +8,13 @@ are missing or whose document or summary changed, and deletes records of documen
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import numpy as np
 from sac.config import SacConfig
 from sac.errors import IndexNotBuiltError, SacError, StoreError
 from sac.types import Chunk, Hit, Span, text_hash
+from sac.workspace import file_lock
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -47,6 +47,31 @@ class IndexKey:
 
     def as_dict(self) -> dict[str, str]:
         return {"corpus": self.corpus, "method": self.method, "embedder": self.embedder, "chunking": self.chunking}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    """One index as ``list_indexes`` finds it in the store: its key, collection and record count."""
+
+    key: IndexKey
+    collection: str
+    chunks: int
+
+    @property
+    def corpus(self) -> str:
+        return self.key.corpus
+
+    @property
+    def method(self) -> str:
+        return self.key.method
+
+    @property
+    def embedder(self) -> str:
+        return self.key.embedder
+
+    @property
+    def chunking(self) -> str:
+        return self.key.chunking
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,22 +134,9 @@ def describe_store(config: SacConfig) -> str:
     return f"the Chroma store in {config.workspace / 'chroma'}"
 
 
-_thread_locks: dict[str, threading.Lock] = {}
-_thread_locks_guard = threading.Lock()
-
-
-@contextmanager
-def write_lock(lock_dir: Path, name: str) -> Iterator[None]:
+def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
     """Serialise writers of one index across threads (app sessions) and processes (CLI runs)."""
-    with _thread_locks_guard:
-        tlock = _thread_locks.setdefault(name, threading.Lock())
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    with tlock, open(lock_dir / f"{name}.lock", "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return file_lock(lock_dir / f"{name}.lock")
 
 
 def _fingerprint(
@@ -373,14 +385,14 @@ class Index:
         """
         found: dict[str, np.ndarray] = {}
         for info in list_indexes(self._client):
-            if (info["collection"] == self.key.collection_name or not info.get("chunks")
-                    or info.get("corpus") != self.key.corpus or info.get("embedder") != self.key.embedder):
+            if (info.collection == self.key.collection_name or not info.chunks
+                    or info.corpus != self.key.corpus or info.embedder != self.key.embedder):
                 continue
             ids = [rid for rid in wanted if rid not in found]
             if not ids:
                 break
-            with self._chroma(f"reading vectors of the {info.get('method')} index"):
-                donor = self._client.get_collection(info["collection"], embedding_function=None)
+            with self._chroma(f"reading vectors of the {info.method} index"):
+                donor = self._client.get_collection(info.collection, embedding_function=None)
                 for i in range(0, len(ids), ADD_BATCH):
                     # Metadata first: most donors (a baseline beside a SAC index) match nothing, and their
                     # vectors are most of what reading them would cost.
@@ -475,7 +487,7 @@ class Index:
         return ids, matrix, metas, texts
 
 
-def list_indexes(client: Any) -> list[dict[str, Any]]:
+def list_indexes(client: Any) -> list[IndexInfo]:
     """Every sac collection in the store with its key and record count."""
     out = []
     try:
@@ -485,11 +497,8 @@ def list_indexes(client: Any) -> list[dict[str, Any]]:
                 continue
             c = client.get_collection(name, embedding_function=None)
             meta = c.metadata or {}
-            out.append({
-                "collection": name,
-                **{k.removeprefix("sac_"): v for k, v in meta.items() if k.startswith("sac_") and k != "sac_fingerprint"},
-                "chunks": c.count(),
-            })
+            key = IndexKey(*(str(meta.get(f"sac_{field}", "")) for field in ("corpus", "method", "embedder", "chunking")))
+            out.append(IndexInfo(key, name, int(c.count())))
     except Exception as err:  # noqa: BLE001 - chromadb raises httpx, sqlite and its own error types
         detail = " ".join(str(err).split()) or "no details"
         raise StoreError(f"Cannot list the indexes in the Chroma store: {type(err).__name__}: {detail}") from err

@@ -9,11 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
-from sac.evaluation.compare import document_title
 from sac.protocols import Summarizer
 from sac.summaries.runs import summarize_corpus
 from sac.summaries.store import SummaryStore
-from sac.types import Document, Summary
+from sac.types import Document, Summary, document_title
 
 FILTERS = ("all", "hand-edited", "cut to fit", "look-alikes")
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sac.errors import ConfigError, CorpusError, SummarizerError
 from sac.protocols import Summarizer
 from sac.types import Document, Summary, text_hash
-from sac.workspace import atomic_write_json, utc_now
+from sac.workspace import atomic_write_json, file_lock, utc_now
 
 if TYPE_CHECKING:
     from sac.summaries.sets import SummarySet
@@ -26,19 +25,6 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------------------------------
 
 _HASH_RE = re.compile(r"^[0-9a-f]{8,64}$")
-_LOCKS: dict[str, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def _root_lock(root: Path) -> threading.Lock:
-    """One lock per store folder, shared by every SummaryStore on it in this process (Streamlit sessions)."""
-    key = str(root.resolve())
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(key, threading.Lock())
-
-
-
-
 def _summary_to_dict(summary: Summary) -> dict[str, Any]:
     return dataclasses.asdict(summary)
 
@@ -69,7 +55,6 @@ class SummaryStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self._lock = _root_lock(self.root)
 
     def __repr__(self) -> str:
         return f"SummaryStore({str(self.root)!r})"
@@ -93,7 +78,7 @@ class SummaryStore:
         """
         if prompt_hash is not None and prompt_hash != summary.prompt_hash:
             summary = dataclasses.replace(summary, prompt_hash=prompt_hash)
-        with self._lock:
+        with file_lock(self.root / ".lock"):
             versions = self._versions(summary.doc_hash, summary.strategy)
             for old in versions:
                 if (old.model, old.prompt_hash, old.target_chars, old.text) == (
@@ -109,7 +94,7 @@ class SummaryStore:
         text = re.sub(r"\s+", " ", text).strip()
         if not text:
             raise ConfigError(f"Expected a non-empty summary for {document.doc_id!r}")
-        with self._lock:
+        with file_lock(self.root / ".lock"):
             versions = self._versions(document.content_hash, strategy)
             base = versions[-1] if versions else None
             edit = Summary(
