@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -266,23 +267,8 @@ def _confirm(question: str) -> bool:
         return True
 
 
-def _read_log(path: Path) -> list[dict[str, Any]]:
-    entries = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
-    for line in lines:
-        try:
-            entries.append(json.loads(line))
-        except ValueError:
-            continue  # a line cut short by a killed run
-    return entries
-
-
 def cmd_summarize(args: argparse.Namespace) -> int:
     import statistics
-    import threading
 
     from sac.summaries.llm import OpenAISummarizer, is_local_url
     from sac.summaries.registry import make_summarizer
@@ -312,61 +298,75 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             print("cancelled", file=sys.stderr)
             return 1
 
-    log_path = Path(wb.workspace.root) / "logs" / "summarize.jsonl"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    by_strategy = {s.strategy: s for s in summarizers}
-    made: list[dict[str, Any]] = []
-    lock = threading.Lock()
-
-    def on_summary(summary: Any) -> None:
-        summarizer = by_strategy[summary.strategy]
-        stats = dict(getattr(summarizer, "stats", {}).get(summary.doc_hash, {}))
-        entry = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "strategy": summary.strategy,
-            "doc_id": summary.doc_id, "doc_hash": summary.doc_hash, "model": summary.model,
-            "prompt_hash": summary.prompt_hash, "target_chars": summary.target_chars,
-            "chars": len(summary.text), "cut": summary.cut, **stats,
-        }
-        if isinstance(summarizer, OpenAISummarizer):
-            entry.update(context_chars=summarizer.context_chars, base_url=summarizer.base_url)
-        with lock:
-            made.append(entry)
-            with log_path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        seconds = f" {stats['seconds']:.1f} s" if "seconds" in stats else ""
-        attempts = f" {stats['attempts']} attempt(s)" if "attempts" in stats else ""
-        print(f"[{len(made)}/{count}] {summary.strategy} {summary.doc_id}: {len(summary.text)} chars"
-              f"{' (cut)' if summary.cut else ''}{attempts}{seconds}", file=sys.stderr, flush=True)
-
+    log = _SummaryLog(Path(wb.workspace.root) / "logs" / "summarize.jsonl", summarizers, count)
     bar = _Progress(not args.quiet)
     started = time.perf_counter()
     results = summarize_strategies(
         documents, summarizers, store, concurrency=wb.config.llm_concurrency,
-        progress=lambda done, total, _doc: bar("summarizing", done, total), on_summary=on_summary,
+        progress=lambda done, total, _doc: bar("summarizing", done, total), on_summary=log.add,
     )
     elapsed = time.perf_counter() - started
     for strategy, summaries in results.items():
         for doc in documents:
             s = summaries[doc.doc_id]
             print(f"{strategy}\t{doc.doc_id}\t{len(s.text)}{' (cut)' if s.cut else ''}\t{s.text}")
-    seconds = [e["seconds"] for e in made if "seconds" in e]
+    seconds = [e["seconds"] for e in log.made if "seconds" in e]
     timing = f"; {statistics.mean(seconds):.1f} s per summary (median {statistics.median(seconds):.1f})" if seconds else ""
-    print(f"{len(made)} summaries made in {elapsed:.1f} s{timing}", file=sys.stderr)
-
-    if paths:
-        log = _read_log(log_path)
-        for summarizer in summarizers:
+    print(f"{len(log.made)} summaries made in {elapsed:.1f} s{timing}", file=sys.stderr)
+    for summarizer in summarizers:
+        if summarizer.strategy in paths:
             made_summaries = [results[summarizer.strategy][d.doc_id] for d in documents]
-            details: dict[str, dict[str, Any]] = {}
-            for entry in log:  # the latest entry of each summary wins
-                if (entry.get("strategy"), entry.get("model"), entry.get("prompt_hash"), entry.get("target_chars")) == (
-                    summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars
-                ):
-                    details[entry["doc_hash"]] = {k: entry[k] for k in ("attempts", "seconds") if k in entry}
-            wanted = {s.doc_hash for s in made_summaries}
-            details = {k: v for k, v in details.items() if k in wanted}
-            _write_set(paths[summarizer.strategy], summarizer, made_summaries, details, source, args)
+            _write_set(paths[summarizer.strategy], summarizer, made_summaries, log.details(summarizer, made_summaries),
+                       source, args)
     return 0
+
+
+class _SummaryLog:
+    """``<workspace>/logs/summarize.jsonl``: one line per summary made (model, prompt hash, attempts, seconds,
+    the server it came from), printed as it comes; a summary set's per-summary details are read back from it."""
+
+    def __init__(self, path: Path, summarizers: Sequence[Any], expected: int) -> None:
+        self.path = path
+        self.expected = expected
+        self.made: list[dict[str, Any]] = []
+        self._by_strategy = {s.strategy: s for s in summarizers}
+        self._lock = threading.Lock()
+
+    def add(self, summary: Any) -> None:
+        from sac.summaries.llm import OpenAISummarizer
+        from sac.workspace import append_jsonl, utc_now
+
+        summarizer = self._by_strategy[summary.strategy]
+        stats = dict(getattr(summarizer, "stats", {}).get(summary.doc_hash, {}))
+        entry = {
+            "time": utc_now(), "strategy": summary.strategy,
+            "doc_id": summary.doc_id, "doc_hash": summary.doc_hash, "model": summary.model,
+            "prompt_hash": summary.prompt_hash, "target_chars": summary.target_chars,
+            "chars": len(summary.text), "cut": summary.cut, **stats,
+        }
+        if isinstance(summarizer, OpenAISummarizer):
+            entry.update(context_chars=summarizer.context_chars, base_url=summarizer.base_url)
+        with self._lock:
+            self.made.append(entry)
+            append_jsonl(self.path, [entry])
+            n = len(self.made)
+        seconds = f" {stats['seconds']:.1f} s" if "seconds" in stats else ""
+        attempts = f" {stats['attempts']} attempt(s)" if "attempts" in stats else ""
+        print(f"[{n}/{self.expected}] {summary.strategy} {summary.doc_id}: {len(summary.text)} chars"
+              f"{' (cut)' if summary.cut else ''}{attempts}{seconds}", file=sys.stderr, flush=True)
+
+    def details(self, summarizer: Any, summaries: Sequence[Any]) -> dict[str, dict[str, Any]]:
+        """Attempts and seconds per document hash for these summaries (the latest log line of each wins)."""
+        from sac.workspace import read_jsonl
+
+        key = (summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars)
+        wanted = {s.doc_hash for s in summaries}
+        details: dict[str, dict[str, Any]] = {}
+        for entry in read_jsonl(self.path):
+            if (entry.get("strategy"), entry.get("model"), entry.get("prompt_hash"), entry.get("target_chars")) == key:
+                if entry.get("doc_hash") in wanted:
+                    details[entry["doc_hash"]] = {k: entry[k] for k in ("attempts", "seconds") if k in entry}
+        return details
 
 
 def _write_set(
@@ -446,6 +446,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The whole command line in one place. Long because it is a declaration (one line per option), which
+    reads best as one table."""
     parser = argparse.ArgumentParser(
         prog="python -m sac", description="Summary-Augmented Chunking workbench.", epilog=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,

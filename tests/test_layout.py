@@ -42,6 +42,19 @@ def test_no_library_module_exceeds_600_lines():
     assert {k: v for k, v in sizes.items() if v > 600} == {}
 
 
+def test_no_long_function_without_a_reason():
+    """A function over 60 lines says why in its docstring ("Long because ...")."""
+    import ast
+
+    long = []
+    for path in SAC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno >= 60:
+                if "Long because" not in (ast.get_docstring(node) or ""):
+                    long.append(f"{path.relative_to(SAC)}:{node.lineno} {node.name}")
+    assert long == []
+
+
 def test_every_library_module_imports_on_its_own():
     # Each in a fresh interpreter would be slow; walking them in one catches missing names and cycles
     # only in import order, so import the deepest first.

@@ -139,6 +139,32 @@ def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
     return file_lock(lock_dir / f"{name}.lock")
 
 
+_INPUT_HASHES = ("doc_hash", "summary_hash", "prefix_hash")
+
+
+def _wanted_records(
+    chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
+    prefixes: Mapping[str, str],
+) -> dict[str, tuple[Chunk, dict[str, Any]]]:
+    """Chunk id -> (chunk, the metadata its record must carry: span and the hashes of what was embedded)."""
+    wanted: dict[str, tuple[Chunk, dict[str, Any]]] = {}
+    for chunk in chunks:
+        wanted[chunk.chunk_id] = (chunk, {
+            "doc_id": chunk.doc_id,
+            "start": chunk.span.start,
+            "end": chunk.span.end,
+            "doc_hash": doc_hashes[chunk.doc_id],
+            "summary_hash": summary_hash(summaries.get(chunk.doc_id)),
+            "prefix_hash": summary_hash(prefixes.get(chunk.chunk_id)),
+        })
+    return wanted
+
+
+def _same_inputs(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    """Whether a stored record was embedded from the text ``wanted`` describes."""
+    return all(stored.get(f) == wanted[f] for f in _INPUT_HASHES)
+
+
 def _fingerprint(
     chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
     prefixes: Mapping[str, str],
@@ -282,30 +308,15 @@ class Index:
         embedded with, so a rerun adds only what is missing or stale and never duplicates.
         """
         prefixes = prefixes or {}
-        lock_dir = self._config.workspace / "locks"
-        with write_lock(lock_dir, self.key.collection_name):
+        with write_lock(self._config.workspace / "locks", self.key.collection_name):
             col = self._open(create=True)
             fingerprint = _fingerprint(chunks, doc_hashes, summaries, prefixes)
             if self._stored_fingerprint() == fingerprint and self.count() == len(chunks):
                 # Unchanged since the last complete sync: skip reading every record.
                 return SyncReport(added=0, deleted=0, kept=len(chunks), documents_changed=0)
+            wanted = _wanted_records(chunks, doc_hashes, summaries, prefixes)
             existing = self.records()
-            wanted: dict[str, tuple[Chunk, dict[str, Any]]] = {}
-            for chunk in chunks:
-                summary = summaries.get(chunk.doc_id)
-                meta = {
-                    "doc_id": chunk.doc_id,
-                    "start": chunk.span.start,
-                    "end": chunk.span.end,
-                    "doc_hash": doc_hashes[chunk.doc_id],
-                    "summary_hash": summary_hash(summary),
-                    "prefix_hash": summary_hash(prefixes.get(chunk.chunk_id)),
-                }
-                wanted[chunk.chunk_id] = (chunk, meta)
-            stale = [
-                rid for rid, meta in existing.items()
-                if rid not in wanted or any(meta.get(f) != wanted[rid][1][f] for f in ("doc_hash", "summary_hash", "prefix_hash"))
-            ]
+            stale = [rid for rid, meta in existing.items() if rid not in wanted or not _same_inputs(meta, wanted[rid][1])]
             stale_set = set(stale)
             todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
             if stale or todo:
@@ -317,62 +328,73 @@ class Index:
             if progress:
                 progress(0, len(todo))
             borrowed = self._borrow({rid: wanted[rid][1] for rid in todo}) if todo else {}
-            copied_ids = list(borrowed)
-            for i in range(0, len(copied_ids), ADD_BATCH):
-                # Same embedder, same text: the vector is already known; nothing to embed.
-                ids = copied_ids[i : i + ADD_BATCH]
-                with self._chroma(f"writing copied records {i + 1}-{i + len(ids)} of {len(copied_ids)}"):
-                    col.upsert(
-                        ids=ids,
-                        embeddings=np.stack([borrowed[r] for r in ids]).astype(np.float32),
-                        metadatas=[wanted[r][1] for r in ids],
-                        documents=[wanted[r][0].text for r in ids],
-                    )
-                if progress:
-                    progress(i + len(ids), len(todo))
-            copied = len(copied_ids)
+            self._write_copied(col, borrowed, wanted, len(todo), progress)
+            copied = len(borrowed)
             todo = [rid for rid in todo if rid not in borrowed]
-
-            def write(i: int, batch: list[tuple[Chunk, dict[str, Any]]], vectors: Any) -> int:
-                with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(todo)}"):
-                    col.upsert(
-                        ids=[c.chunk_id for c, _ in batch],
-                        embeddings=np.asarray(vectors, dtype=np.float32),
-                        metadatas=[m for _, m in batch],
-                        documents=[c.text for c, _ in batch],
-                    )
-                return i + len(batch)
-
-            # Batch N is written to chromadb on a second thread while batch N + 1 is embedded, so the
-            # HNSW inserts of a large index do not stall the embedder. One write at a time, in order;
-            # a failed write stops the loop before the next one starts.
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sac-upsert") as writer:
-                pending: Future[int] | None = None
-                try:
-                    for i in range(0, len(todo), ADD_BATCH):
-                        batch = [wanted[rid] for rid in todo[i : i + ADD_BATCH]]
-                        texts = [
-                            embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch
-                        ]
-                        vectors = embedder.embed_documents(texts)
-                        if pending is not None:
-                            written = pending.result()
-                            if progress:
-                                progress(copied + written, copied + len(todo))
-                        pending = writer.submit(write, i, batch, vectors)
-                    if pending is not None:
-                        written = pending.result()
-                        pending = None
-                        if progress:
-                            progress(copied + written, copied + len(todo))
-                finally:
-                    if pending is not None:
-                        wait([pending])  # an error or Ctrl-C above: let the write under way finish
+            self._embed_and_write(col, [wanted[rid] for rid in todo], summaries, prefixes, embedder, copied, progress)
             self._set_fingerprint(fingerprint)
             return SyncReport(
                 added=copied + len(todo), deleted=len([r for r in stale if r not in wanted]),
                 kept=len(wanted) - copied - len(todo), documents_changed=len(changed_docs), copied=copied,
             )
+
+    def _write_copied(
+        self, col: Any, borrowed: Mapping[str, np.ndarray], wanted: Mapping[str, tuple[Chunk, dict[str, Any]]],
+        total: int, progress: Progress | None,
+    ) -> None:
+        """Write records whose vector another index already holds (same embedder, same text): nothing to embed."""
+        ids_all = list(borrowed)
+        for i in range(0, len(ids_all), ADD_BATCH):
+            ids = ids_all[i : i + ADD_BATCH]
+            with self._chroma(f"writing copied records {i + 1}-{i + len(ids)} of {len(ids_all)}"):
+                col.upsert(
+                    ids=ids,
+                    embeddings=np.stack([borrowed[r] for r in ids]).astype(np.float32),
+                    metadatas=[wanted[r][1] for r in ids],
+                    documents=[wanted[r][0].text for r in ids],
+                )
+            if progress:
+                progress(i + len(ids), total)
+
+    def _embed_and_write(
+        self, col: Any, records: Sequence[tuple[Chunk, dict[str, Any]]], summaries: Mapping[str, str | None],
+        prefixes: Mapping[str, str], embedder: Any, done_before: int, progress: Progress | None,
+    ) -> None:
+        """Embed ``records`` batch by batch and write them. Batch N is written to chromadb on a second thread
+        while batch N + 1 is embedded, so the HNSW inserts of a large index do not stall the embedder. One
+        write at a time, in order; a failed write stops the loop before the next one starts."""
+        total = done_before + len(records)
+
+        def write(i: int, batch: Sequence[tuple[Chunk, dict[str, Any]]], vectors: Any) -> int:
+            with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(records)}"):
+                col.upsert(
+                    ids=[c.chunk_id for c, _ in batch],
+                    embeddings=np.asarray(vectors, dtype=np.float32),
+                    metadatas=[m for _, m in batch],
+                    documents=[c.text for c, _ in batch],
+                )
+            return i + len(batch)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sac-upsert") as writer:
+            pending: Future[int] | None = None
+            try:
+                for i in range(0, len(records), ADD_BATCH):
+                    batch = records[i : i + ADD_BATCH]
+                    vectors = embedder.embed_documents(
+                        [embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c, _ in batch])
+                    if pending is not None:
+                        written = pending.result()
+                        if progress:
+                            progress(done_before + written, total)
+                    pending = writer.submit(write, i, batch, vectors)
+                if pending is not None:
+                    written = pending.result()
+                    pending = None
+                    if progress:
+                        progress(done_before + written, total)
+            finally:
+                if pending is not None:
+                    wait([pending])  # an error or Ctrl-C above: let the write under way finish
 
     def _borrow(self, wanted: Mapping[str, Mapping[str, Any]]) -> dict[str, np.ndarray]:
         """Vectors for records of ``wanted`` (chunk id -> metadata) that another index of this corpus and

@@ -67,7 +67,11 @@ def _rewrite_names(
 def search(
     wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int,
 ) -> list[list[Hit]]:
-    """Top-k hits per query for one method of a ``Workbench``."""
+    """Top-k hits per query for one method of a ``Workbench``.
+
+    Long because it is the search half of the method grammar: the options apply in this order (names,
+    document routing, hybrid, rerank), which reads best top to bottom in one place.
+    """
     index = wb.index(corpus, method)
     opts = method.search_options
     if not opts:

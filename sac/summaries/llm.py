@@ -185,6 +185,7 @@ class OpenAISummarizer:
         backoff_s: float = 1.0,
         temperature: float | None = 0.0,
     ) -> None:
+        """Long because each setting is checked here with its own message, so a bad value fails before any request."""
         if not strategy.strip():
             raise ConfigError("Expected a strategy name such as 'generic-llm', got an empty string")
         if not model.strip():

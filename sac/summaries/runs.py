@@ -6,7 +6,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sac.errors import ConfigError, SummarizerError
@@ -47,6 +47,30 @@ def summarize_corpus(
     )[summarizer.strategy]
 
 
+def _failures_error(
+    failures: Mapping[tuple[str, str], BaseException], first: BaseException, docs: Sequence[Document],
+    summarizers: Sequence[Summarizer], not_started: int,
+) -> SummarizerError:
+    """One message for every summary that failed: which documents, the first error, and that a rerun continues."""
+    total = len(docs) * len(summarizers)
+    labels = [f"{d.doc_id!r}" if len(summarizers) == 1 else f"{d.doc_id!r} ({s.strategy})"
+              for d in docs for s in summarizers if (s.strategy, d.doc_id) in failures]
+    listed = ", ".join(labels[:10]) + (f" and {len(labels) - 10} more" if len(labels) > 10 else "")
+    if len(summarizers) == 1:
+        message = (
+            f"{len(labels)} of {total} documents could not be summarized with {summarizers[0].name}: {listed}. "
+            f"First error: {first}"
+        )
+        unit = "documents"
+    else:
+        names = ", ".join(s.name for s in summarizers)
+        message = f"{len(labels)} of {total} summaries ({names}) could not be made: {listed}. First error: {first}"
+        unit = "summaries"
+    if not_started:
+        message += f" ({not_started} {unit} were not started)"
+    return SummarizerError(message + ". Finished summaries are saved; run again to continue.")
+
+
 def summarize_strategies(
     documents: Iterable[Document],
     summarizers: Sequence[Summarizer],
@@ -63,6 +87,8 @@ def summarize_strategies(
     document): a server that reuses the previous request's prompt prefix then reads each document
     once. With ``concurrency`` 1 they go out one at a time in that order, which suits a local server
     that answers one request at a time.
+    Long because the job queue, the bookkeeping of what finished and the stop conditions share state; the
+    threads (``_run_threads``) and the failure message (``_failures_error``) live apart.
     """
     if concurrency < 1:
         raise ConfigError(f"Expected concurrency >= 1, got {concurrency}")
@@ -115,23 +141,8 @@ def summarize_strategies(
         _run_threads(jobs, store, min(concurrency, len(jobs)), record, stopped)
 
     if failures:
-        labels = [f"{d.doc_id!r}" if len(summarizers) == 1 else f"{d.doc_id!r} ({s.strategy})"
-                  for d in docs for s in summarizers if (s.strategy, d.doc_id) in failures]
         first = fatal[0] if fatal else next(iter(failures.values()))
-        listed = ", ".join(labels[:10]) + (f" and {len(labels) - 10} more" if len(labels) > 10 else "")
-        if len(summarizers) == 1:
-            message = (
-                f"{len(labels)} of {total} documents could not be summarized with {summarizers[0].name}: {listed}. "
-                f"First error: {first}"
-            )
-            unit = "documents"
-        else:
-            names = ", ".join(s.name for s in summarizers)
-            message = f"{len(labels)} of {total} summaries ({names}) could not be made: {listed}. First error: {first}"
-            unit = "summaries"
-        if jobs:
-            message += f" ({len(jobs)} {unit} were not started)"
-        raise SummarizerError(message + ". Finished summaries are saved; run again to continue.") from first
+        raise _failures_error(failures, first, docs, summarizers, not_started=len(jobs)) from first
     out: dict[str, dict[str, Summary]] = {}
     for summarizer in summarizers:
         current = {d.doc_id: c for d in docs if (c := store.current(d, summarizer.strategy)) is not None}
