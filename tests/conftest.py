@@ -1,5 +1,7 @@
-"""Shared fixtures: a temporary workspace per test, the real packaged model once per session, and a
-real Chroma server (the one CI started, named by SAC_TEST_CHROMA_URL, or one started here)."""
+"""Shared fixtures: a temporary workspace per test, the real packaged model once per session (and ``memo``,
+the same model remembering each text's vector for the session), the demo's ContractNLI dataset loaded once
+through the home page into a session workspace (``demo_workspace``; tests that write copy it), and a real
+Chroma server (the one CI started, named by SAC_TEST_CHROMA_URL, or one started here)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -18,13 +22,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
+APP = str(ROOT / "app.py")
+CLEAN_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SAC_CHROMA_URL", "SAC_LLM_BASE_URL", "SAC_EMBEDDER")
 
 
 @pytest.fixture(autouse=True)
 def env_setup(monkeypatch, tmp_path):
     """Every test gets its own workspace and no real credentials or servers from the environment."""
     monkeypatch.setenv("SAC_WORKSPACE", str(tmp_path / "workspace"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SAC_CHROMA_URL", "SAC_LLM_BASE_URL", "SAC_EMBEDDER"):
+    for name in CLEAN_ENV:
         monkeypatch.delenv(name, raising=False)
 
 
@@ -34,6 +40,119 @@ def embedder():
     from sac.embedding.models import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
+
+
+class MemoEmbedder:
+    """The real model; a text embedded once is not embedded again. Every vector is the real model's,
+    computed the first time some test embeds that exact text (a race between threads only computes the
+    same vector twice). Anything else the model exposes (``dim``, ``max_tokens``, ``batch_size``, ...)
+    is the model's own."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def __getattr__(self, attr: str):
+        if attr == "inner":  # not set yet (e.g. while unpickling): no recursion
+            raise AttributeError(attr)
+        return getattr(self.inner, attr)
+
+    def embed_documents(self, texts):
+        texts = list(texts)
+        with self._lock:
+            todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo:
+            vectors = self.inner.embed_documents(todo)
+            with self._lock:
+                self.cache.update(zip(todo, vectors))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return np.stack([self.cache[t] for t in texts])  # a new array: callers may change it freely
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+@pytest.fixture(scope="session")
+def memo(embedder) -> MemoEmbedder:
+    """The real packaged model, each distinct text embedded once per session."""
+    return MemoEmbedder(embedder)
+
+
+def _memo_factory(memo: MemoEmbedder):
+    """``make_embedder`` that gives the session's memo for the packaged model, the real factory otherwise."""
+    from sac.embedding.models import make_embedder
+
+    return lambda config: memo if config.embedder.strip() == "minilm" else make_embedder(config)
+
+
+@pytest.fixture
+def cli(monkeypatch, memo, capsys):
+    """Run ``python -m sac ARGS`` in this process, its Workbench on the session's ``memo``;
+    returns (code, stdout, stderr)."""
+    from sac.cli import main
+
+    monkeypatch.setattr("sac.workbench.make_embedder", _memo_factory(memo))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def _patch_app_embedder(mp: pytest.MonkeyPatch, memo: MemoEmbedder) -> None:
+    """The app's shared model (app_cache's ``st.cache_resource``) becomes ``memo`` until ``mp`` undoes it."""
+    import app_cache
+
+    mp.setattr(app_cache, "make_embedder", _memo_factory(memo))
+    app_cache._load_embedder.clear()
+
+
+@pytest.fixture
+def app_memo(memo):
+    """Pages driven with AppTest in this process embed through the session's ``memo``."""
+    import app_cache
+
+    mp = pytest.MonkeyPatch()
+    _patch_app_embedder(mp, memo)
+    yield memo
+    mp.undo()
+    app_cache._load_embedder.clear()
+
+
+@pytest.fixture(scope="session")
+def demo_workspace(tmp_path_factory, memo) -> Path:
+    """A workspace where the home page's button loaded the demo's ContractNLI dataset (the three methods and
+    the two built from the shipped LLM summary sets), the app embedding through ``memo``. Read-only: a test
+    that writes works on its own ``shutil.copytree`` of it (the embedded Chroma store included)."""
+    from streamlit.testing.v1 import AppTest
+
+    import app_cache
+
+    path = tmp_path_factory.mktemp("demo") / "workspace"
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setenv("SAC_WORKSPACE", str(path))
+        for name in CLEAN_ENV:
+            mp.delenv(name, raising=False)
+        _patch_app_embedder(mp, memo)
+        at = AppTest.from_file(APP, default_timeout=600).run()
+        assert not at.exception, [e.value for e in at.exception]
+        at.radio(key="home_demo_datasets").set_value("contractnli").run()
+        at.button(key="home_load_demo").click().run()
+        assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+        assert any("Demo loaded" in s.value for s in at.success)
+    finally:
+        mp.undo()
+        app_cache._load_embedder.clear()
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -3,12 +3,18 @@
 Loads the demo's ContractNLI dataset through the home page, compares the three methods on benchmark
 questions (highlighted ground truth, wrong-document flags), and uploads a hostile document whose
 <script>, <img onerror> and javascript: link must show as text while nothing runs.
+
+The server's workspace starts as a copy of conftest's ``demo_workspace`` (the same demo, really built
+through the home page's button in this process, Chroma store included), so the button's load here finds
+every chunk already indexed instead of embedding the demo a second time; building from nothing through
+that button is tested in-process by tests/test_pages.py.
 Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -51,8 +57,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    """A real `streamlit run app.py` on a free loopback port with its own workspace."""
+def app_url(tmp_path_factory, request):
+    """A real `streamlit run app.py` on a free loopback port with its own workspace: a copy of the session's
+    demo workspace."""
     if not CHROMIUM.is_file() and not os.environ.get("CI"):
         # A developer machine without Chromium still runs everything else; CI installs it, and there a
         # missing browser is a failure, never a skip.
@@ -60,6 +67,7 @@ def app_url(tmp_path_factory):
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing on CI: .ci/run installs Debian's chromium")
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
+    shutil.copytree(request.getfixturevalue("demo_workspace"), workspace)
     port = _free_port()
     env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
     env.pop("OPENAI_API_KEY", None)

@@ -29,8 +29,8 @@ def test_oracle_retriever_scores_perfectly_on_the_demo_benchmark(demo_datasets):
         assert (row["precision"], row["recall"], row["drm"]) == (1.0, 1.0, 0.0), row
 
 
-def test_sac_lowers_drm_on_demo_contractnli(store_config, embedder, demo_datasets):
-    wb = Workbench(store_config, embedder=embedder)
+def test_sac_lowers_drm_on_demo_contractnli(store_config, memo, demo_datasets):
+    wb = Workbench(store_config, embedder=memo)
     methods = parse_methods("baseline,sac-generic,sac-expert")
     result = evaluate(wb, [demo_datasets["contractnli"]], methods, DEFAULT_K_VALUES)
     frame = result.frame()
@@ -79,15 +79,12 @@ def _rescore(run: Path, dataset, k: int, method: str) -> float:
     return round(sum(recalls) / len(recalls), 9)
 
 
-def test_cli_eval_prints_table_and_saves_run(tmp_path):
+def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     out = tmp_path / "metrics.csv"
-    proc = subprocess.run(
-        [sys.executable, "-m", "sac", "eval", "--workspace", str(tmp_path / "ws"), "--datasets", "contractnli",
-         "--methods", "baseline,sac-expert", "--k", "1,8", "--out", str(out), "-q"],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "drm@mean" in proc.stdout and "sac-expert" in proc.stdout
+    code, stdout, stderr = cli("eval", "--workspace", str(tmp_path / "ws"), "--datasets", "contractnli",
+                               "--methods", "baseline,sac-expert", "--k", "1,8", "--out", str(out), "-q")
+    assert code == 0, stderr
+    assert "drm@mean" in stdout and "sac-expert" in stdout
     frame = pd.read_csv(out)
     assert set(frame["k"].astype(str)) == {"1", "8", "mean"}
     runs = list((tmp_path / "ws" / "runs").iterdir())
@@ -100,13 +97,11 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path):
         for metric in ("precision", "recall", "drm"):
             est, low, high = intervals.loc[(row.method, str(row.k), metric), ["estimate", "low", "high"]]
             assert est == pytest.approx(getattr(row, metric)) and low <= est <= high
-    assert "95 % bootstrap interval" in proc.stdout and "paired difference to baseline" in proc.stdout
-    assert any(v in proc.stdout for v in ("better", "worse", "within noise"))
-    listed = subprocess.run(
-        [sys.executable, "-m", "sac", "runs", "list", "--workspace", str(tmp_path / "ws")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert runs[0].name in listed.stdout
+    assert "95 % bootstrap interval" in stdout and "paired difference to baseline" in stdout
+    assert any(v in stdout for v in ("better", "worse", "within noise"))
+    code, listed, stderr = cli("runs", "list", "--workspace", str(tmp_path / "ws"))
+    assert code == 0, stderr
+    assert runs[0].name in listed
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):

@@ -3,8 +3,8 @@ two writers at once, an LLM server that fails. Finished work is kept, the error 
 rerun ends with exactly the right index or summary set.
 
 Real processes (``python -m sac``, ``chroma run``), the real model and a real chromadb throughout; the
-LLM server is the local OpenAI-protocol stub. Vectors of texts already embedded in this module are
-reused (``memo``): they are the real model's, computed once.
+LLM server is the local OpenAI-protocol stub. Vectors of texts already embedded in this session are
+reused (conftest's ``memo``): they are the real model's, computed once.
 """
 
 from __future__ import annotations
@@ -39,30 +39,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = "demo-contractnli"  # what `python -m sac ingest --datasets contractnli` indexes as
 BASELINE = parse_methods("baseline")
 ENV = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
-
-
-class MemoEmbedder:
-    """The real model; a text embedded once is not embedded again (thread-safe enough: a race only
-    computes the same vector twice)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = inner.name
-        self.cache: dict[str, np.ndarray] = {}
-
-    def embed_documents(self, texts):
-        todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
-        if todo:
-            self.cache.update(zip(todo, self.inner.embed_documents(todo)))
-        return np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
-
-    def embed_query(self, text):
-        return self.embed_documents([text])[0]
-
-
-@pytest.fixture(scope="module")
-def memo(embedder):
-    return MemoEmbedder(embedder)
 
 
 @pytest.fixture(scope="module")

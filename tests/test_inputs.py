@@ -2,7 +2,8 @@
 
 One index (the demo ContractNLI corpus, baseline, the real model, an embedded chromadb) is built once for
 the module; every test reads it. CLI runs go through ``sac.cli.main`` in this process with the session's
-model, except one real ``python -m sac`` run that proves the exit code and the absence of a traceback.
+model (conftest's ``cli`` and ``memo``), except one real ``python -m sac`` run that proves the exit code and
+the absence of a traceback.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import pandas as pd
 import pytest
 
 from sac.chunking.split import chunk_document
-from sac.cli import main
 from sac.config import SacConfig
 from sac.errors import ConfigError, QueryError
 from sac.evaluation.runs import corpus_name, open_run
@@ -59,30 +59,17 @@ class CountingEmbedder:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, embedder, demo_datasets):
-    """A workspace holding the baseline index of the demo ContractNLI corpus."""
+def built(tmp_path_factory, memo, demo_datasets):
+    """A workspace holding the baseline index of the demo ContractNLI corpus (embedded through the session's
+    ``memo``: the real model's vectors, each text embedded once per session)."""
     workspace = tmp_path_factory.mktemp("inputs") / "workspace"
-    wb = Workbench(SacConfig(workspace=workspace), embedder=embedder)
+    wb = Workbench(SacConfig(workspace=workspace), embedder=memo)
     docs = list(demo_datasets["contractnli"].documents)
     assert corpus_name("demo", demo_datasets["contractnli"]) == CORPUS
     report = wb.build(CORPUS, docs, BASELINE)["baseline"]
     chunks = [c for d in docs for c in chunk_document(d)]
     assert report.added == len(chunks) == 156
     return workspace, docs, chunks
-
-
-@pytest.fixture
-def cli(monkeypatch, embedder, capsys):
-    """Run ``python -m sac ARGS`` in this process with the session's model; returns (code, stdout, stderr)."""
-    monkeypatch.setattr("sac.workbench.make_embedder", lambda config: embedder)
-
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def _files(root: Path) -> set[Path]:
@@ -103,9 +90,9 @@ def test_bad_query_is_refused_before_the_model_runs(built, embedder, text, messa
     assert counting.texts == 0
 
 
-def test_query_at_the_length_limit_is_searched(built, embedder):
+def test_query_at_the_length_limit_is_searched(built, memo):
     workspace, _, chunks = built
-    wb = Workbench(SacConfig(workspace=workspace), embedder=embedder)
+    wb = Workbench(SacConfig(workspace=workspace), embedder=memo)
     words = ("confidential information shall not be disclosed " * 200)[:MAX_QUERY_CHARS]
     assert len(words.strip()) == MAX_QUERY_CHARS
     hits = wb.search(CORPUS, BASELINE, [words], 8)["baseline"][0]
@@ -152,10 +139,10 @@ def test_bad_k_is_a_query_error(built, embedder, k):
 
 
 @pytest.mark.parametrize("k", [157, 500, MAX_K])
-def test_k_above_the_number_of_chunks_returns_every_chunk_once(built, embedder, k):
+def test_k_above_the_number_of_chunks_returns_every_chunk_once(built, memo, k):
     workspace, docs, chunks = built
     texts = {d.doc_id: d.text for d in docs}
-    wb = Workbench(SacConfig(workspace=workspace), embedder=embedder)
+    wb = Workbench(SacConfig(workspace=workspace), embedder=memo)
     hits = wb.search(CORPUS, BASELINE, ["governing law", "return of confidential materials"], k)["baseline"]
     for query_hits in hits:
         assert sorted(h.chunk.chunk_id for h in query_hits) == sorted(c.chunk_id for c in chunks)

@@ -29,17 +29,23 @@ CORPUS = "demo-contractnli"
 
 
 @pytest.fixture(scope="module")
-def map_workspace(tmp_path_factory, embedder, demo_datasets) -> Path:
-    """A workspace with the demo NDAs indexed for the baseline and generic SAC, as the app builds them."""
+def map_workspace(tmp_path_factory, memo, demo_datasets) -> Path:
+    """A workspace with the demo NDAs indexed for the baseline and generic SAC, as the app builds them
+    (through the session's ``memo``: texts other tests embedded already are not embedded again)."""
     path = tmp_path_factory.mktemp("map") / "workspace"
-    wb = Workbench(SacConfig(workspace=path), embedder=embedder)
+    wb = Workbench(SacConfig(workspace=path), embedder=memo)
     wb.build(CORPUS, demo_datasets["contractnli"].documents, parse_methods("baseline,sac-generic"))
     return path
 
 
+@pytest.fixture(autouse=True)
+def _app_on_memo(app_memo):
+    """Pages driven with AppTest embed through the session's memo, as the library calls here do."""
+
+
 @pytest.fixture(scope="module")
-def wb(map_workspace, embedder) -> Workbench:
-    return Workbench(SacConfig(workspace=map_workspace), embedder=embedder)
+def wb(map_workspace, memo) -> Workbench:
+    return Workbench(SacConfig(workspace=map_workspace), embedder=memo)
 
 
 def _snap(wb, name):
@@ -240,8 +246,8 @@ def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeyp
     assert len(expected) > 0
     monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
     at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/4_Evaluate.py").run())
-    at.selectbox(key="eval_cmp_a").set_value(run_a.name).run()
-    at.selectbox(key="eval_cmp_b").set_value(run_b.name).run()
+    at.selectbox(key="eval_cmp_a").set_value(run_a.run_id).run()
+    at.selectbox(key="eval_cmp_b").set_value(run_b.run_id).run()
     _ok(at)
     shown = next(df.value for df in at.dataframe if "compare" in df.value.columns)
     assert len(shown) == len(expected) and set(shown["change"]) == set(expected["change"])

@@ -50,8 +50,9 @@ def texts(demo_datasets) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def torch_vectors(embedder, texts) -> np.ndarray:
-    return embedder.embed_documents(texts)
+def torch_vectors(memo, texts) -> np.ndarray:
+    """The PyTorch model's vectors (through the session's memo: texts other tests embedded are not redone)."""
+    return memo.embed_documents(texts)
 
 
 def test_embedder_shape_and_names(onnx_fp32, onnx_int8):
@@ -101,12 +102,12 @@ def _mean_overlap(a: list[set[int]], b: list[set[int]], k: int) -> float:
 
 
 @pytest.fixture(scope="module")
-def contractnli_top8(demo_datasets, embedder):
+def contractnli_top8(demo_datasets, memo):
     ds = demo_datasets["contractnli"]
     chunks = [c.text for d in ds.documents for c in chunk_document(d)]
     queries = [q.text for q in ds.queries]
     assert len(queries) == 52
-    return chunks, queries, _top_sets(embedder.embed_documents(queries), embedder.embed_documents(chunks), 8)
+    return chunks, queries, _top_sets(memo.embed_documents(queries), memo.embed_documents(chunks), 8)
 
 
 def test_fp32_top8_retrieval_matches_pytorch(onnx_fp32, contractnli_top8):

@@ -1,14 +1,14 @@
 """Every page driven in-process with AppTest, doing real work on the demo data with the real packaged model.
 
 The demo's ContractNLI dataset (5 NDAs, 52 questions) is loaded once through the home page's button
-into a session workspace; tests that write (summary edits, labels, uploads) work on a copy of it.
+into a session workspace (conftest's ``demo_workspace``); tests that write (summary edits, labels, uploads)
+work on a copy of it. The app's model is the session's ``memo``: each text is embedded once per session.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -48,23 +48,9 @@ def _ok(at: AppTest) -> AppTest:
     return at
 
 
-@pytest.fixture(scope="session")
-def demo_workspace(tmp_path_factory) -> Path:
-    """A workspace where the home page's button loaded the demo's ContractNLI dataset."""
-    path = tmp_path_factory.mktemp("demo") / "workspace"
-    before = os.environ.get("SAC_WORKSPACE")
-    os.environ["SAC_WORKSPACE"] = str(path)
-    try:
-        at = _ok(_app().run())
-        at.radio(key="home_demo_datasets").set_value("contractnli").run()
-        _ok(at.button(key="home_load_demo").click().run())
-        assert any("Demo loaded" in s.value for s in at.success)
-    finally:
-        if before is None:
-            os.environ.pop("SAC_WORKSPACE", None)
-        else:
-            os.environ["SAC_WORKSPACE"] = before
-    return path
+@pytest.fixture(autouse=True)
+def _app_on_memo(app_memo):
+    """The app embeds through the session's memo: the real model's vectors, each text embedded once."""
 
 
 @pytest.fixture

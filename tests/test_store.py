@@ -1,4 +1,7 @@
-"""The vector store on real data with the real model, embedded and over HTTP against a real server."""
+"""The vector store on real data with the real model, embedded and over HTTP against a real server.
+
+Indexes are filled through conftest's ``memo`` (the real model, each distinct text embedded once per
+session); vectors a test checks against are computed afresh by the real ``embedder``."""
 
 from __future__ import annotations
 
@@ -22,24 +25,24 @@ def _chunks(docs, size=500):
     return [c for d in docs for c in chunk_document(d, size, 0)]
 
 
-def test_sync_is_idempotent_and_incremental(store_config, embedder, demo_datasets):
+def test_sync_is_idempotent_and_incremental(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
-    first = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    first = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, memo)
     assert first.added == len(_chunks(docs[:4])) and first.kept == 0
-    again = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    again = index.sync(_chunks(docs[:4]), {d.doc_id: d.content_hash for d in docs}, {}, memo)
     assert (again.added, again.deleted, again.kept) == (0, 0, first.added)
-    grown = index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    grown = index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, memo)
     assert grown.added == len(_chunks(docs[4:])) and grown.documents_changed == 1
     assert index.count() == len(_chunks(docs))
 
 
-def test_records_keep_original_text_and_exact_spans(store_config, embedder, demo_datasets):
+def test_records_keep_original_text_and_exact_spans(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     by_id = {d.doc_id: d for d in docs}
     summaries = {d.doc_id: f"SUMMARY OF {d.doc_id}" for d in docs}
     index = Index(_client(store_config), IndexKey("t", "sac-x", embedder.name, "c500o0"), store_config)
-    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, summaries, embedder)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, summaries, memo)
     ids, vectors, metas, texts = index.all_embeddings()
     assert len(ids) == len(_chunks(docs))
     for meta, text in zip(metas, texts):
@@ -53,37 +56,37 @@ def test_records_keep_original_text_and_exact_spans(store_config, embedder, demo
     assert float(vectors[row] @ embedder.embed_query(first.text)) < 0.999
 
 
-def test_changed_summary_reembeds_only_that_document(store_config, embedder, demo_datasets):
+def test_changed_summary_reembeds_only_that_document(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
     summaries = {d.doc_id: f"Summary {i}" for i, d in enumerate(docs)}
     index = Index(_client(store_config), IndexKey("t", "sac-y", embedder.name, "c500o0"), store_config)
-    index.sync(_chunks(docs), hashes, summaries, embedder)
+    index.sync(_chunks(docs), hashes, summaries, memo)
     edited = dict(summaries, **{docs[2].doc_id: "An edited summary"})
-    report = index.sync(_chunks(docs), hashes, edited, embedder)
+    report = index.sync(_chunks(docs), hashes, edited, memo)
     assert report.added == len(_chunks([docs[2]]))
     assert report.documents_changed == 1 and report.deleted == 0
     assert index.count() == len(_chunks(docs))
 
 
-def test_delete_documents_removes_every_chunk_of_them(store_config, embedder, demo_datasets):
+def test_delete_documents_removes_every_chunk_of_them(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
-    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, memo)
     removed = index.delete_documents([docs[0].doc_id])
     assert removed == len(_chunks([docs[0]]))
     assert {m["doc_id"] for m in index.records().values()} == {d.doc_id for d in docs[1:]}
 
 
-def test_hnsw_top64_agrees_with_exact_search(store_config, embedder, demo_datasets):
+def test_hnsw_top64_agrees_with_exact_search(store_config, memo, embedder, demo_datasets):
     """chromadb's approximate search against a brute-force cosine oracle on real embeddings."""
     cuad = demo_datasets["cuad"]
     docs = list(cuad.documents[:8])
     index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
-    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, embedder)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, memo)
     ids, matrix, _, _ = index.all_embeddings()
     queries = [q.text for q in cuad.queries[:40]]
-    qv = embedder.embed_documents(queries)
+    qv = memo.embed_documents(queries)
     hits = index.search(qv, 64)
     agree = []
     for row, got in zip(qv, hits):
@@ -95,22 +98,24 @@ def test_hnsw_top64_agrees_with_exact_search(store_config, embedder, demo_datase
     assert np.mean(agree) >= 0.99, f"top-64 agreement {np.mean(agree):.4f}"
 
 
-def test_ingest_is_idempotent_across_processes(tmp_path):
+def test_ingest_is_idempotent_across_processes(tmp_path, cli):
+    """An ingest in this process, then the same ingest in a new process: the second embeds nothing."""
     env_args = ["--workspace", str(tmp_path / "ws"), "--benchmark", str(DEMO), "--datasets", "contractnli",
                 "--methods", "baseline,sac-expert", "-q"]
-    cmd = [sys.executable, "-m", "sac", "ingest", *env_args]
-    first = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert first.returncode == 0, first.stderr
-    assert "0 chunks embedded" not in first.stdout
-    second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    code, out, err = cli("ingest", *env_args)
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if "chunks embedded" in line]
+    assert len(lines) == 2 and "0 chunks embedded" not in out, out
+    second = subprocess.run([sys.executable, "-m", "sac", "ingest", *env_args], cwd=ROOT, capture_output=True,
+                            text=True, timeout=600)
     assert second.returncode == 0, second.stderr
     lines = [line for line in second.stdout.splitlines() if "chunks embedded" in line]
     assert len(lines) == 2 and all(": 0 chunks embedded" in line for line in lines), second.stdout
 
 
-def test_workbench_build_uses_summaries_per_method(store_config, embedder, demo_datasets):
+def test_workbench_build_uses_summaries_per_method(store_config, memo, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
-    wb = Workbench(store_config, embedder=embedder)
+    wb = Workbench(store_config, embedder=memo)
     methods = [parse_method("baseline"), parse_method("sac-generic")]
     reports = wb.build("nda", docs, methods)
     assert set(reports) == {"baseline", "sac-generic"}
@@ -119,7 +124,7 @@ def test_workbench_build_uses_summaries_per_method(store_config, embedder, demo_
     again = wb.build("nda", docs, methods)
     assert all(r.added == 0 for r in again.values())
     smaller = dataclasses.replace(store_config, chunk_size=300)
-    assert Workbench(smaller, embedder=embedder).index("nda", methods[0]).count() == 0
+    assert Workbench(smaller, embedder=memo).index("nda", methods[0]).count() == 0
 
 
 class _Counting:
@@ -133,7 +138,7 @@ class _Counting:
         return self.inner.embed_documents(texts)
 
 
-def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store_config, embedder, demo_datasets):
+def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
     client = _client(store_config)
@@ -141,9 +146,9 @@ def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store
     # A mixed set: the same summaries except for one document.
     mixed = {**generic, docs[0].doc_id: "A different summary of the first NDA"}
     Index(client, IndexKey("t", "sac-generic", embedder.name, "c500o0"), store_config).sync(
-        _chunks(docs), hashes, generic, embedder)
+        _chunks(docs), hashes, generic, memo)
 
-    counting = _Counting(embedder)
+    counting = _Counting(memo)
     index = Index(client, IndexKey("t", "sac-mixed", embedder.name, "c500o0"), store_config)
     report = index.sync(_chunks(docs), hashes, mixed, counting)
     first = _chunks(docs[:1])
@@ -170,16 +175,16 @@ def _client(config):
 
 
 
-def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, embedder, demo_datasets):
+def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
     summaries = {d.doc_id: f"Summary {i}" for i, d in enumerate(docs)}
     index = Index(_client(store_config), IndexKey("t", "sac-z", embedder.name, "c500o0"), store_config)
-    index.sync(_chunks(docs), hashes, summaries, embedder)
-    assert index.sync(_chunks(docs), hashes, summaries, embedder).added == 0
+    index.sync(_chunks(docs), hashes, summaries, memo)
+    assert index.sync(_chunks(docs), hashes, summaries, memo).added == 0
     # Records deleted behind the index's back are found again despite the stored fingerprint.
     index.delete_documents([docs[1].doc_id])
-    assert index.sync(_chunks(docs), hashes, summaries, embedder).added == len(_chunks([docs[1]]))
+    assert index.sync(_chunks(docs), hashes, summaries, memo).added == len(_chunks([docs[1]]))
     edited = dict(summaries, **{docs[0].doc_id: "Edited"})
-    assert index.sync(_chunks(docs), hashes, edited, embedder).added == len(_chunks([docs[0]]))
+    assert index.sync(_chunks(docs), hashes, edited, memo).added == len(_chunks([docs[0]]))
     assert index.count() == len(_chunks(docs))

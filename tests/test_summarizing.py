@@ -537,7 +537,7 @@ class _Recording:
         return self._inner.embed_documents(texts)
 
 
-def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embedder, ndas):
+def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, memo, ndas):
     from sac.retrieval.methods import parse_methods
     from sac.workbench import Workbench
 
@@ -547,7 +547,7 @@ def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embed
         events.append((time.monotonic(), "llm", ""))
         return "Mutual NDA between two named parties; confidential information; five-year term."
 
-    wb = Workbench(SacConfig(workspace=tmp_path / "ws", llm_concurrency=1), embedder=_Recording(embedder, events))
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws", llm_concurrency=1), embedder=_Recording(memo, events))
     calls: list = []
     main = threading.get_ident()
     with OpenAIStub(handler=answer, delay_s=0.3) as stub:
@@ -569,11 +569,11 @@ def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, embed
     assert ("summarizing (generic-llm)", 5) in {(stage, done) for _, stage, done in calls}
 
 
-def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, embedder, ndas):
+def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, memo, ndas):
     from sac.retrieval.methods import parse_methods
     from sac.workbench import Workbench
 
-    wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=embedder)
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
     with OpenAIStub(api_key="sk-right") as stub:
         llm = _llm(stub, api_key="sk-wrong")
         with pytest.raises(SummarizerError, match="rejected"):

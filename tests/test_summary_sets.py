@@ -60,10 +60,10 @@ def test_shipped_set_records_how_it_was_made(strategy):
     assert "server" in meta
 
 
-def test_eval_uses_the_shipped_summaries_with_no_llm_server(tmp_path, embedder, demo_datasets):
+def test_eval_uses_the_shipped_summaries_with_no_llm_server(tmp_path, memo, demo_datasets):
     # A fresh workspace, and an LLM base URL where nothing listens: nothing may try to generate.
     config = SacConfig(workspace=tmp_path / "fresh", llm_base_url=f"http://127.0.0.1:{free_port()}/v1")
-    wb = Workbench(config, embedder=embedder)
+    wb = Workbench(config, embedder=memo)
     assert sorted(import_summary_sets(wb.summary_store, DEMO)) == ["expert-llm", "generic-llm"]
     ds = demo_datasets["contractnli"]
     methods = parse_methods("baseline,sac-generic-llm,sac-expert-llm")
