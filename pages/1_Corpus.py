@@ -35,13 +35,15 @@ LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())
 def settings_ui() -> dict[str, Any]:
     """Index settings (shared with every page of this session) and the summarizer for this build."""
     current = app_cache.settings()
-    cols = st.columns(3)
+    cols = st.columns(4)
     chunk_size = int(cols[0].number_input("Chunk size (characters)", 100, 4000, current["chunk_size"], step=50,
                                           key="corpus_chunk_size"))
-    summary_chars = int(cols[1].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
+    with cols[1]:
+        app_cache.chunking_select("corpus_chunking")
+    summary_chars = int(cols[2].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
                                              step=10, key="corpus_summary_chars"))
     choices = list(dict.fromkeys([current["embedder"], *app_cache.EMBEDDER_CHOICES]))
-    embedder = cols[2].selectbox("Embedder", choices, key="corpus_embedder",
+    embedder = cols[3].selectbox("Embedder", choices, key="corpus_embedder",
                                  help="minilm: the packaged all-MiniLM-L6-v2, offline. The ONNX variants run faster.")
     app_cache.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
 
@@ -179,8 +181,21 @@ except SacError as err:
     st.error(str(err))
     st.stop()
 built = app_cache.built_methods(wb, shown)
+partial = app_cache.incomplete_methods(wb, shown)
 st.caption(f"{len(data.documents)} documents · {len(data.queries)} benchmark questions · indexes built with the "
            f"current settings: {', '.join(built) or 'none'}")
+if partial:
+    app_cache.incomplete_notice(wb, shown)
+    if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):
+        progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+        try:
+            wb.build(shown, list(data.documents), parse_methods(",".join(partial)), progress=progress)
+            app_cache.flash("success", f"Finished {', '.join(partial)}.")
+        except SacError as err:
+            app_cache.flash("error", str(err))
+        finally:
+            app_cache.invalidate()
+        st.rerun()
 frame = pd.DataFrame([
     {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
     for d in data.documents

@@ -31,6 +31,7 @@ st.markdown("Run a benchmark: every question is retrieved once per method at the
             "every k. **DRM** is the share of retrieved chunks from a document other than the question's; "
             "precision and recall count the characters that overlap the ground-truth answer.")
 app_cache.show_flashes()
+app_cache.chunking_select("eval_chunking")
 
 try:
     wb = app_cache.workbench()
@@ -52,6 +53,8 @@ with st.form("eval_form", border=True):
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
     built = sorted({m for n in names for m in app_cache.built_methods(wb, catalog.dataset_corpus(bench, n))})
+    for n in names:
+        app_cache.incomplete_notice(wb, catalog.dataset_corpus(bench, n))
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",

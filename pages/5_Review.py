@@ -63,6 +63,7 @@ if source == "A live comparison":
                                key="rev_query", help="Opens with the last question run on Compare.").strip()
     k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))
     available = app_cache.built_methods(wb, corpus)
+    app_cache.incomplete_notice(wb, corpus)
     methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
                              key="rev_methods")
     data = app_cache.dataset(entries[corpus])

@@ -33,6 +33,7 @@ by_name = {e.name: e for e in indexed}
 cols = st.columns([2, 2, 2, 1])
 corpus = cols[0].selectbox("Corpus", list(by_name), key="map_corpus")
 available = app_cache.built_methods(wb, corpus)
+app_cache.incomplete_notice(wb, corpus)
 left = cols[1].selectbox("Left", available, index=available.index("baseline") if "baseline" in available else 0,
                          key="map_left")
 right_default = next((m for m in ("sac-generic", "sac-expert") if m in available), available[-1])

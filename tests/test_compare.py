@@ -35,7 +35,9 @@ def test_worked_example_per_method_and_document_diffs():
     assert (base.precision, base.recall, base.drm) == (5 / 20, 5 / 10, 1 / 2)
     assert base.wrong == (False, True)
     [diff] = document_diffs(cmp)
-    assert diff.method == "sac-expert" and diff.gained == ("C",) and diff.lost == ("B",)
+    # Both found the right document A: no gain; C and B are wrong documents one side retrieved.
+    assert diff.method == "sac-expert" and diff.gained == () and diff.lost == ()
+    assert diff.only_method == ("C",) and diff.only_reference == ("B",)
     frame = metrics_frame(cmp).set_index("method")
     assert frame.loc["sac-expert", "wrong"] == 1
 
@@ -49,6 +51,20 @@ def test_pinned_document_gives_flags_and_drm_but_no_precision():
     free = compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)]}).result("baseline")
     assert free.wrong == (None,) and free.drm is None
     assert document_diffs(compare_methods("q", {"sac-x": [_hit("A", 0, 5, 1)]})) == []
+
+
+def test_a_gain_is_a_right_document_the_baseline_missed():
+    hits = {"baseline": [_hit("B", 0, 10, 1), _hit("C", 0, 10, 2)],
+            "sac-generic": [_hit("A", 0, 10, 1), _hit("D", 0, 10, 2)],
+            "sac-expert": [_hit("B", 0, 10, 1), _hit("E", 0, 10, 2)]}
+    diffs = {d.method: d for d in document_diffs(compare_methods("q", hits, gold=[Span("A", 0, 5)]))}
+    assert diffs["sac-generic"].gained == ("A",) and diffs["sac-generic"].only_method == ("D",)
+    assert diffs["sac-expert"].gained == () and diffs["sac-expert"].only_method == ("E",)  # E is no gain
+    pinned = document_diffs(compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)], "sac-x": [_hit("B", 0, 5, 1)]},
+                                             pinned=["A"]))[0]
+    assert pinned.lost == ("A",) and pinned.only_method == ("B",) and not pinned.gained
+    free = document_diffs(compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)], "sac-x": [_hit("B", 0, 5, 1)]}))[0]
+    assert free.gained == free.lost == () and free.only_method == ("B",) and free.only_reference == ("A",)
 
 
 def test_nearest_neighbours_names_the_look_alike():

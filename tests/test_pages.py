@@ -168,10 +168,10 @@ def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy
     assert any("Saved version 2" in s.value and "Re-embedded" in s.value for s in at.success)
     report = _frame(at, "chunks re-embedded").iloc[0]
     doc = next(d for d in _demo_docs() if d.doc_id == doc_id)
-    from sac.chunking.split import chunk_document
+    from sac.chunking.merge import index_chunks
 
-    assert report["chunks re-embedded"] == len(chunk_document(doc)) and report["documents changed"] == 1
-    assert report["chunks kept"] == sum(len(chunk_document(d)) for d in _demo_docs()) - len(chunk_document(doc))
+    assert report["chunks re-embedded"] == len(index_chunks(doc)) and report["documents changed"] == 1
+    assert report["chunks kept"] == sum(len(index_chunks(d)) for d in _demo_docs()) - len(index_chunks(doc))
     history = _frame(at, "version", "model", "text")
     assert list(history["version"]) == [2, 1] and list(history["model"])[0] == "human"
     assert list(history["text"])[1] == original
