@@ -19,6 +19,7 @@ from sac.ingest.benchmark import load_benchmark_zip
 from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
 from sac.protocols import Summarizer
+from sac.render import plots
 from sac.render.map import document_risk_figure
 from sac.retrieval.methods import BASE_METHODS, parse_methods
 from sac.summaries.llm import LLM_STRATEGIES
@@ -212,10 +213,11 @@ if "baseline" in built and sac_built:
                 risk = diagnostics.compare_risk(app_cache.snapshot(wb, shown, "baseline"),
                                                 app_cache.snapshot(wb, shown, other))
                 st.plotly_chart(document_risk_figure(risk, other), key="corpus_risk_figure")
-                st.dataframe(risk, hide_index=True, key="corpus_risk_table")
-                st.caption("mix: share of each chunk's 8 nearest chunks that come from another document (a question "
-                           "that lands here finds that share of wrong neighbours); risk: mean best cosine to another "
-                           "document's chunk; boilerplate: share of chunks with a near-copy (cosine ≥ 0.95) elsewhere.")
+                st.dataframe(plots.risk_table(risk, other), hide_index=True, key="corpus_risk_table")
+                st.caption("Wrong-document neighbours: share of each chunk's 8 nearest chunks that come from another "
+                           "document (a question that lands here finds that share of wrong neighbours). Closest other "
+                           "document: mean best cosine of a chunk to another document's chunk. Boilerplate: share of "
+                           "chunks with a near-copy (cosine ≥ 0.95) in another document.")
             except SacError as err:
                 st.error(str(err))
 

@@ -168,7 +168,8 @@ else:
     run_a = cols[0].selectbox("Run A", run_ids, index=1, format_func=labels.get, key="eval_cmp_a")
     run_b = cols[1].selectbox("Run B", run_ids, index=0, format_func=labels.get, key="eval_cmp_b")
     try:
-        st.dataframe(compare_runs(runs[run_a], runs[run_b]), key="eval_cmp_table")
+        st.dataframe(plots.run_diff_table(compare_runs(runs[run_a], runs[run_b])), key="eval_cmp_table", hide_index=True,
+                     column_config={c: st.column_config.NumberColumn(format="%.1f") for c in plots.RUN_DIFF_NUMBERS})
         diff = query_diff(runs[run_a], runs[run_b], k=8)
         if len(diff):
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)

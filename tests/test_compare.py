@@ -120,3 +120,19 @@ def test_catalog_lists_the_demo_with_cli_names_and_saves_uploaded_benchmarks():
         save_benchmark(ws, "../evil", original)
     with pytest.raises(ConfigError):
         save_benchmark(ws, "demo", original)
+
+
+def test_tables_read_as_percent_with_plain_headers():
+    from sac.render.plots import RUN_DIFF_NUMBERS, risk_table, run_diff_table
+
+    diff = pd.DataFrame({"dataset": ["cuad"], "method": ["sac-generic"], "precision_a": [1.0], "precision_b": [2.0],
+                         "precision_diff": [1.0], "recall_a": [10.0], "recall_b": [30.0], "recall_diff": [20.0],
+                         "drm_a": [50.0], "drm_b": [20.0], "drm_diff": [-30.0]}).set_index(["dataset", "method"])
+    table = run_diff_table(diff)
+    assert list(table.columns) == ["dataset", "method", *RUN_DIFF_NUMBERS]
+    assert table.loc[0, "Δ DRM"] == -30.0 and table.loc[0, "recall % (B)"] == 30.0
+    risk = pd.DataFrame({"doc_id": ["cuad/VELCO%20NDA.txt"], "chunks": [12], "mix_baseline": [0.4567],
+                         "mix_method": [0.125], "risk_baseline": [0.91234], "risk_method": [0.8], "boilerplate": [0.5]})
+    shown = risk_table(risk, "sac-generic").iloc[0]
+    assert shown["document"] == "VELCO NDA" and shown["wrong-document neighbours % (baseline)"] == 45.7
+    assert shown["wrong-document neighbours % (sac-generic)"] == 12.5 and shown["boilerplate chunks %"] == 50.0
