@@ -14,6 +14,7 @@ from sac.evaluation.compare import (
     document_diffs,
     metrics_frame,
 )
+from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, suggested_methods
 from sac.types import document_title
@@ -135,11 +136,11 @@ st.session_state["last_comparison"] = ComparisonRequest(
 
 table = metrics_frame(comparison)
 if comparison.targets:
-    for col in ("precision", "recall", "drm"):
-        table[col] = (table[col] * 100).round(1)
-    st.dataframe(table.rename(columns={"precision": "precision %", "recall": "recall %", "drm": "DRM %",
-                                       "wrong": "wrong-document hits"}),
-                 hide_index=True, key="cmp_table")
+    st.dataframe(plots.percent_table(table, {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
+                 .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table")
+    if not gold:
+        st.caption("Precision and recall need the answer's characters (a benchmark question); a pinned document "
+                   "gives DRM only: —.")
 for diff in document_diffs(comparison):
     st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", diff_line(diff, bool(comparison.targets))),
                 unsafe_allow_html=True)

@@ -136,3 +136,13 @@ def test_tables_read_as_percent_with_plain_headers():
     shown = risk_table(risk, "sac-generic").iloc[0]
     assert shown["document"] == "VELCO NDA" and shown["wrong-document neighbours % (baseline)"] == 45.7
     assert shown["wrong-document neighbours % (sac-generic)"] == 12.5 and shown["boilerplate chunks %"] == 50.0
+
+
+def test_percent_table_shows_a_dash_where_a_figure_cannot_be_measured():
+    from sac.render.plots import percent_table
+
+    pinned = compare_methods("q", {"baseline": [_hit("A", 0, 5, 1), _hit("B", 0, 5, 2)]}, pinned=["B"])
+    table = percent_table(metrics_frame(pinned), {"precision": "precision %", "drm": "DRM %"})
+    row = table.iloc[0]
+    assert (row["precision %"], row["DRM %"]) == ("—", "50.0")
+    assert list(table.columns[:3]) == ["method", "precision %", "recall"]

@@ -188,3 +188,14 @@ def risk_table(frame: pd.DataFrame, method: str) -> pd.DataFrame:
         "boilerplate chunks %": (frame["boilerplate"] * 100).round(1),
     })
     return out
+
+
+NOT_MEASURABLE = "—"
+
+
+def percent_table(frame: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """Fractions in ``columns`` (name -> new header) as percent with one decimal; "—" where not measurable."""
+    out = frame.copy()
+    for name in columns:
+        out[name] = [NOT_MEASURABLE if v is None or pd.isna(v) else f"{100 * float(v):.1f}" for v in out[name]]
+    return out.rename(columns=columns)
