@@ -280,6 +280,52 @@ def invalidate() -> None:
 
 
 # -- UI helpers shared by pages ------------------------------------------------------------
+PAGES = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/1_Corpus.py", "Corpus", ":material/upload_file:"),
+    ("pages/2_Summaries.py", "Summaries", ":material/edit_note:"),
+    ("pages/3_Compare.py", "Compare", ":material/compare:"),
+    ("pages/4_Evaluate.py", "Evaluate", ":material/monitoring:"),
+    ("pages/5_Review.py", "Review", ":material/rate_review:"),
+    ("pages/6_Embedding_map.py", "Embedding map", ":material/scatter_plot:"),
+)
+GLOSSARY = """
+**DRM** (document-level retrieval mismatch): the share of retrieved chunks that come from a document other
+than the question's. Lower is better.
+
+**k**: how many chunks a method retrieves for a question (its top k). Figures are given at k = 1 … 64 and as
+their mean over k.
+
+**SAC** (summary-augmented chunking): one short summary per document is put in front of each of its chunks
+before embedding; the chunk still points at its exact characters in the original text.
+**baseline**: no summary. **sac-generic**: a generic summary. **sac-expert**: an expert-guided summary
+(document type, then a legal template). **-llm**: the summaries come from a language model.
+
+**precision / recall**: the share of retrieved characters that lie inside the answer / the share of the
+answer's characters that were retrieved. "—": not measurable (no known answer).
+
+**chunking**: *merged* (default) splits like the paper, then joins pieces with fewer than 25 non-space
+characters to a neighbour; *paper* is the paper's splitter exactly. Index key `c500o0m25` = chunks of 500
+characters, overlap 0, merged at 25 (`c500o0`: the paper's splitter).
+
+**silhouette**: how clearly a method's chunk embeddings fall into one cluster per document, from −1 to 1;
+higher means documents sit further apart (fewer wrong-document hits).
+
+**wrong-document neighbours**: the share of a chunk's 8 nearest chunks that belong to another document.
+"""
+
+
+def page_setup(title: str | None, icon: str) -> None:
+    """Every page's first call: the browser tab, the sidebar navigation (Home, not the file name) and the glossary."""
+    st.set_page_config(page_title=f"{title} · SAC Workbench" if title else "SAC Workbench", page_icon=icon,
+                       layout="wide")
+    with st.sidebar:
+        for path, label, nav_icon in PAGES:
+            st.page_link(path, label=label, icon=nav_icon)
+        with st.expander("Glossary", icon=":material/help:"):
+            st.markdown(GLOSSARY)
+
+
 FLASH_KEY = "sac_flash"
 
 

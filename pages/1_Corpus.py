@@ -27,7 +27,7 @@ from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
 from sac.types import Document
 
-st.set_page_config(page_title="Corpus · SAC Workbench", page_icon="📄", layout="wide")
+app_cache.page_setup("Corpus", "📄")
 
 UPLOAD_TYPES = ["txt", "md", "pdf", "docx", "html", "htm", "zip"]
 LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())

@@ -20,7 +20,7 @@ from sac.summaries.prompts import default_prompt
 from sac.summaries.registry import llm_summarizer
 from sac.types import text_hash
 
-st.set_page_config(page_title="Summaries · SAC Workbench", page_icon="📝", layout="wide")
+app_cache.page_setup("Summaries", "📝")
 
 BUILTIN = ("generic", "expert")
 LLM = tuple(LLM_STRATEGIES.values())

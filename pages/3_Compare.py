@@ -19,7 +19,7 @@ from sac.render.highlight import render_context, render_hit, render_labelled, re
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, suggested_methods
 from sac.types import document_title
 
-st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
+app_cache.page_setup("Compare", "🔍")
 
 
 def doc_names(doc_ids: tuple[str, ...]) -> str:

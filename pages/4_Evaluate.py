@@ -22,7 +22,7 @@ from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, sug
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset
 
-st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
+app_cache.page_setup("Evaluate", "📈")
 SOURCES = catalog.SOURCES_DIR
 
 

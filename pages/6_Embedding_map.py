@@ -11,7 +11,7 @@ from sac.render.map import embedding_map_figure
 from sac.retrieval.methods import check_query
 from sac.types import document_title, text_hash
 
-st.set_page_config(page_title="Embedding map · SAC Workbench", page_icon="🗺️", layout="wide")
+app_cache.page_setup("Embedding map", "🗺️")
 st.title("Embedding map")
 st.markdown("Every dot is a chunk, coloured by its document; the star is the question, the rings its top-k "
             "hits. Without a summary, the clauses every contract shares crowd together whatever document they "
