@@ -114,8 +114,8 @@ def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], l
     rows = [{"method": name, "chunks embedded": r.embedded, "copied from another index": r.copied,
              "already indexed": r.kept, "removed": r.deleted,
              "documents changed": r.documents_changed} for name, r in reports.items()]
-    st.success(f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"corpus_report_{corpus}")
+    st.session_state.setdefault("corpus_reports", []).append(
+        (f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.", rows))
 
 
 def default_benchmark_name(file_name: str) -> str:
@@ -145,28 +145,41 @@ target = cols[0].selectbox("Add to corpus", ["(new corpus)"] + uploaded_corpora,
 new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new_name",
                               disabled=target != "(new corpus)",
                               help="Letters, digits, '.', '_' or '-'. A LegalBench-RAG zip becomes a benchmark instead.")
+# A finished build empties the uploader: a new key each round (an uploader's files cannot be reset in place).
 files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a LegalBench-RAG folder as .zip",
-                         type=UPLOAD_TYPES, accept_multiple_files=True, key="corpus_files")
+                         type=UPLOAD_TYPES, accept_multiple_files=True,
+                         key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
 if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"]):
     progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    built_corpus = None
     try:
         documents, benchmarks = read_uploads(files, progress)
         for file_name, datasets in benchmarks.items():
             name = default_benchmark_name(file_name)
             save_benchmark(ws, name, datasets)
-            st.info(f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on Compare and Evaluate.")
+            app_cache.flash("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
+                                    "Compare and Evaluate.")
             for ds in datasets:
-                build(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"], progress)
+                built_corpus = corpus_name(name, ds)
+                build(wb, built_corpus, list(ds.documents), choice["methods"], choice["llm"], progress)
         if documents:
-            corpus = new_name.strip() if target == "(new corpus)" else target
-            all_docs = ws.add_documents(corpus, documents)
-            build(wb, corpus, all_docs, choice["methods"], choice["llm"], progress)
+            built_corpus = new_name.strip() if target == "(new corpus)" else target
+            all_docs = ws.add_documents(built_corpus, documents)
+            build(wb, built_corpus, all_docs, choice["methods"], choice["llm"], progress)
         elif not benchmarks:
             st.warning("No document could be read.")
     except SacError as err:
         st.error(str(err))
+        built_corpus = None
     finally:
         app_cache.invalidate()
+    if built_corpus is not None:  # show what was just built, with an empty uploader
+        st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1
+        st.session_state["corpus_shown"] = built_corpus
+        st.rerun()
+for message, rows in st.session_state.pop("corpus_reports", []):
+    st.success(message)
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 st.subheader("3 · Documents")
 entries = app_cache.corpora()
@@ -236,10 +249,11 @@ with cols[0]:
         progress = app_cache.ProgressReporter(st.container(), unit="chunks")
         try:
             build(wb, shown, list(data.documents), choice["methods"], choice["llm"], progress)
-        except SacError as err:
-            st.error(str(err))
-        finally:
             app_cache.invalidate()
+            st.rerun()
+        except SacError as err:
+            app_cache.invalidate()
+            st.error(str(err))
 with cols[1]:
     if by_name[shown].kind == "upload":
         remove = st.multiselect("Remove documents", [d.doc_id for d in data.documents], key="corpus_remove_pick")
