@@ -15,7 +15,7 @@ from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
 from sac.retrieval.methods import BASE_METHODS, parse_methods
 from sac.summaries.sets import import_summary_sets
 
-st.set_page_config(page_title="SAC Workbench", page_icon="⚖️", layout="wide")
+app_cache.page_setup(None, "⚖️")
 
 DEMO_CHOICES = {
     "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (about a minute)",
@@ -70,7 +70,9 @@ except SacError as err:
 st.subheader("Your workspace")
 strategies = sorted({i.method for i in indexes if i.method.startswith("sac-")})
 cols = st.columns(4)
-cols[0].metric("Corpora", len(corpora), help="Benchmark datasets (with questions) and uploaded document sets")
+indexed = {i.corpus for i in indexes if i.chunks}
+cols[0].metric("Corpora indexed", len(indexed), help=f"{len(corpora)} available: benchmark datasets (with questions, "
+               "the demo's among them) and uploaded document sets; a corpus counts once it has an index")
 cols[1].metric("Indexes", len(indexes), help="One per corpus, method, embedder and chunking")
 cols[2].metric("Summary sets in use", len(strategies), help="SAC methods with an index: " + (", ".join(strategies) or "none"))
 cols[3].metric("Saved evaluation runs", len(runs))
@@ -78,7 +80,8 @@ st.caption(f"Workspace folder: `{ws.root}` · " + app_cache.index_settings_capti
 
 if indexes:
     frame = pd.DataFrame([{"corpus": i.corpus, "method": i.method, "chunks": i.chunks, "embedder": i.embedder,
-                           "chunking": i.chunking} for i in indexes])
+                           "chunking": i.chunking, "state": "complete" if i.complete else "incomplete: finish on Corpus"}
+                          for i in indexes])
     st.dataframe(frame.sort_values(["corpus", "method"]), hide_index=True, width="stretch", key="home_indexes")
 else:
     st.info("Nothing is indexed yet. Load the demo corpus below, or upload your own documents on the **Corpus** page.")
@@ -109,3 +112,5 @@ st.page_link("pages/4_Evaluate.py", label="Evaluate: DRM, precision and recall a
 st.page_link("pages/1_Corpus.py", label="Corpus: upload your own documents and build indexes", icon=":material/upload_file:")
 st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare the summaries SAC prepends", icon=":material/edit_note:")
 st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark new ground truth, export", icon=":material/rate_review:")
+st.page_link("pages/6_Embedding_map.py", label="Embedding map: see why a method confuses documents, baseline beside SAC",
+             icon=":material/scatter_plot:")

@@ -38,11 +38,11 @@ EMBEDDER_CHOICES = ("minilm", "minilm-onnx", "minilm-onnx-int8")
 
 # -- settings ------------------------------------------------------------------------------
 def settings() -> dict[str, Any]:
-    """The index settings of this session (chunk size, summary length, embedder), defaults from SAC_*."""
+    """The index settings of this session (chunk size and chunking, summary length, embedder), defaults from SAC_*."""
     if SETTINGS_KEY not in st.session_state:
         env = SacConfig.from_env()
         st.session_state[SETTINGS_KEY] = {
-            "chunk_size": env.chunk_size, "chunk_overlap": env.chunk_overlap,
+            "chunk_size": env.chunk_size, "chunk_overlap": env.chunk_overlap, "chunking": env.chunking,
             "summary_chars": env.summary_chars, "embedder": env.embedder,
         }
     return dict(st.session_state[SETTINGS_KEY])
@@ -158,14 +158,31 @@ def indexes(wb: Workbench) -> list[IndexInfo]:
     return _indexes(_config_key(wb.config), wb)
 
 
-def built_methods(wb: Workbench, corpus: str) -> list[str]:
-    """Methods with a non-empty index for ``corpus`` under the workbench's embedder and chunking."""
-    names = [
-        i.method for i in indexes(wb)
-        if i.corpus == corpus and i.embedder == wb.embedder_name and i.chunking == wb.config.chunking_key and i.chunks > 0
-    ]
+def _corpus_indexes(wb: Workbench, corpus: str) -> list[IndexInfo]:
+    """The indexes of ``corpus`` under the workbench's embedder and chunking, paper methods first."""
     order = {"baseline": 0, "sac-generic": 1, "sac-expert": 2}
-    return sorted(set(names), key=lambda m: (order.get(m, 3), m))
+    found = [i for i in indexes(wb)
+             if i.corpus == corpus and i.embedder == wb.embedder_name and i.chunking == wb.config.chunking_key]
+    return sorted(found, key=lambda i: (order.get(i.method, 3), i.method))
+
+
+def built_methods(wb: Workbench, corpus: str) -> list[str]:
+    """Methods whose index of ``corpus`` is complete (its last build ran to the end) and not empty."""
+    return [i.method for i in _corpus_indexes(wb, corpus) if i.complete and i.chunks > 0]
+
+
+def incomplete_methods(wb: Workbench, corpus: str) -> dict[str, int]:
+    """Methods whose index of ``corpus`` a build left part-way, with the chunks it holds so far."""
+    return {i.method: i.chunks for i in _corpus_indexes(wb, corpus) if not i.complete}
+
+
+def incomplete_notice(wb: Workbench, corpus: str) -> None:
+    """A warning naming every incomplete index of ``corpus``: they are not searched until finished."""
+    partial = incomplete_methods(wb, corpus)
+    if partial:
+        listed = ", ".join(f"{m} ({n:,} chunks so far)" for m, n in partial.items())
+        st.warning(f"Incomplete index: {listed}. A build stopped part-way, so it is not searched. Finish it on "
+                   "**Corpus** (Finish building); it continues where it stopped.", icon=":material/pending:")
 
 
 @st.cache_data(show_spinner="Searching…", max_entries=256)
@@ -263,6 +280,52 @@ def invalidate() -> None:
 
 
 # -- UI helpers shared by pages ------------------------------------------------------------
+PAGES = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/1_Corpus.py", "Corpus", ":material/upload_file:"),
+    ("pages/2_Summaries.py", "Summaries", ":material/edit_note:"),
+    ("pages/3_Compare.py", "Compare", ":material/compare:"),
+    ("pages/4_Evaluate.py", "Evaluate", ":material/monitoring:"),
+    ("pages/5_Review.py", "Review", ":material/rate_review:"),
+    ("pages/6_Embedding_map.py", "Embedding map", ":material/scatter_plot:"),
+)
+GLOSSARY = """
+**DRM** (document-level retrieval mismatch): the share of retrieved chunks that come from a document other
+than the question's. Lower is better.
+
+**k**: how many chunks a method retrieves for a question (its top k). Figures are given at k = 1 … 64 and as
+their mean over k.
+
+**SAC** (summary-augmented chunking): one short summary per document is put in front of each of its chunks
+before embedding; the chunk still points at its exact characters in the original text.
+**baseline**: no summary. **sac-generic**: a generic summary. **sac-expert**: an expert-guided summary
+(document type, then a legal template). **-llm**: the summaries come from a language model.
+
+**precision / recall**: the share of retrieved characters that lie inside the answer / the share of the
+answer's characters that were retrieved. "—": not measurable (no known answer).
+
+**chunking**: *merged* (default) splits like the paper, then joins pieces with fewer than 25 non-space
+characters to a neighbour; *paper* is the paper's splitter exactly. Index key `c500o0m25` = chunks of 500
+characters, overlap 0, merged at 25 (`c500o0`: the paper's splitter).
+
+**silhouette**: how clearly a method's chunk embeddings fall into one cluster per document, from −1 to 1;
+higher means documents sit further apart (fewer wrong-document hits).
+
+**wrong-document neighbours**: the share of a chunk's 8 nearest chunks that belong to another document.
+"""
+
+
+def page_setup(title: str | None, icon: str) -> None:
+    """Every page's first call: the browser tab, the sidebar navigation (Home, not the file name) and the glossary."""
+    st.set_page_config(page_title=f"{title} · SAC Workbench" if title else "SAC Workbench", page_icon=icon,
+                       layout="wide")
+    with st.sidebar:
+        for path, label, nav_icon in PAGES:
+            st.page_link(path, label=label, icon=nav_icon)
+        with st.expander("Glossary", icon=":material/help:"):
+            st.markdown(GLOSSARY)
+
+
 FLASH_KEY = "sac_flash"
 
 
@@ -297,9 +360,28 @@ class ProgressReporter:
         self._bars[stage].progress(status.fraction, text=status.text)
 
 
+CHUNKING_LABELS = {
+    "merged": "merged: pieces with fewer than 25 non-space characters join a neighbour (default, no blank hits)",
+    "paper": "paper: the paper's splitter exactly, whitespace pieces kept (to reproduce its tables)",
+}
+
+
+def chunking_select(key: str) -> None:
+    """The chunking setting (shared by every page of this session): merged by default, paper one switch away."""
+    current = settings()["chunking"]
+    choice = st.selectbox("Chunking", list(CHUNKING_LABELS), index=list(CHUNKING_LABELS).index(current), key=key,
+                          format_func=CHUNKING_LABELS.get,
+                          help="Indexes are kept per chunking: switching builds (or uses) the other set of indexes.")
+    if choice != current:
+        set_settings(chunking=choice)
+
+
 def index_settings_caption(cfg: SacConfig) -> str:
-    return (f"Index settings: chunks of {cfg.chunk_size} characters (overlap {cfg.chunk_overlap}), "
-            f"summaries of about {cfg.summary_chars} characters, embedder {cfg.embedder}.")
+    overlap = f", overlap {cfg.chunk_overlap}" if cfg.chunk_overlap else ""
+    return (f"Index settings: chunks of {cfg.chunk_size} characters{overlap}, {cfg.chunking} chunking "
+            f"(index key `{cfg.chunking_key}`), summaries of about {cfg.summary_chars} characters, "
+            f"embedder {cfg.embedder}.")
+
 
 def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
     """A relative URL that opens one benchmark question on the Compare page: its corpus and question

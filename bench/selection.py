@@ -57,6 +57,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--datasets", default="cuad,contractnli")
     parser.add_argument("--methods", default=SWEEP)
     parser.add_argument("--embedder", default="minilm-onnx", help="minilm-onnx: the packaged MiniLM, exact ONNX export")
+    parser.add_argument("--chunking", choices=["paper", "merged"], default="paper",
+                        help="paper (the tables in bench/README were measured with it) or merged (the app's default)")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--pool-limit", type=int,
                         help="a sub-pool: the first N documents of the split by text hash, and only their questions "
@@ -171,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     ensure_benchmarks()
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
-    wb = Workbench(SacConfig(workspace=common.prepare_workspace(WORKSPACE), embedder=args.embedder))
-    result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "methods": names,
+    wb = Workbench(SacConfig(workspace=common.prepare_workspace(WORKSPACE), embedder=args.embedder, chunking=args.chunking))
+    result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "chunking": wb.config.chunking_key,
+                              "methods": names,
                               "requested": args.methods, "machine": machine(), "blocks": [],
                               "command": "python bench/selection.py " + " ".join(argv or __import__("sys").argv[1:])}
     started = time.perf_counter()

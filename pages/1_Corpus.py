@@ -19,6 +19,7 @@ from sac.ingest.benchmark import load_benchmark_zip
 from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
 from sac.protocols import Summarizer
+from sac.render import plots
 from sac.render.map import document_risk_figure
 from sac.retrieval.methods import BASE_METHODS, parse_methods
 from sac.summaries.llm import LLM_STRATEGIES
@@ -26,7 +27,7 @@ from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
 from sac.types import Document
 
-st.set_page_config(page_title="Corpus · SAC Workbench", page_icon="📄", layout="wide")
+app_cache.page_setup("Corpus", "📄")
 
 UPLOAD_TYPES = ["txt", "md", "pdf", "docx", "html", "htm", "zip"]
 LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())
@@ -35,13 +36,15 @@ LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())
 def settings_ui() -> dict[str, Any]:
     """Index settings (shared with every page of this session) and the summarizer for this build."""
     current = app_cache.settings()
-    cols = st.columns(3)
+    cols = st.columns(4)
     chunk_size = int(cols[0].number_input("Chunk size (characters)", 100, 4000, current["chunk_size"], step=50,
                                           key="corpus_chunk_size"))
-    summary_chars = int(cols[1].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
+    with cols[1]:
+        app_cache.chunking_select("corpus_chunking")
+    summary_chars = int(cols[2].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
                                              step=10, key="corpus_summary_chars"))
     choices = list(dict.fromkeys([current["embedder"], *app_cache.EMBEDDER_CHOICES]))
-    embedder = cols[2].selectbox("Embedder", choices, key="corpus_embedder",
+    embedder = cols[3].selectbox("Embedder", choices, key="corpus_embedder",
                                  help="minilm: the packaged all-MiniLM-L6-v2, offline. The ONNX variants run faster.")
     app_cache.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
 
@@ -79,11 +82,11 @@ def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tupl
                     docs, errors = read_zip(data, upload.name)
                     documents.extend(docs)
                     for error in errors:
-                        st.error(str(error))
+                        app_cache.flash("error", str(error))
             else:
                 documents.append(read_document_bytes(upload.name, data))
         except SacError as err:
-            st.error(str(err))
+            app_cache.flash("error", str(err))  # shown with the build's result, after the page reruns
         progress("reading files", i, len(files))
     return documents, benchmarks
 
@@ -103,16 +106,18 @@ def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], l
     started = time.perf_counter()
     summarizers = llm_summarizers(wb, llm, methods)
     if summarizers:
-        # Shown before the first request; requests go out llm_concurrency at a time (SAC_LLM_CONCURRENCY).
-        st.info(f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
-                f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
-                "summaries are kept if this stops.")
+        # Shown before the first request (and kept with the result); requests go out llm_concurrency at a time.
+        estimate = (f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
+                    f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
+                    "summaries are kept if this stops.")
+        st.info(estimate)
+        st.session_state.setdefault("corpus_reports", []).append(("info", estimate, None))
     reports = wb.build(corpus, documents, parsed, progress=progress, summarizers=summarizers)
     rows = [{"method": name, "chunks embedded": r.embedded, "copied from another index": r.copied,
              "already indexed": r.kept, "removed": r.deleted,
              "documents changed": r.documents_changed} for name, r in reports.items()]
-    st.success(f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"corpus_report_{corpus}")
+    st.session_state.setdefault("corpus_reports", []).append(
+        ("success", f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.", rows))
 
 
 def default_benchmark_name(file_name: str) -> str:
@@ -142,28 +147,43 @@ target = cols[0].selectbox("Add to corpus", ["(new corpus)"] + uploaded_corpora,
 new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new_name",
                               disabled=target != "(new corpus)",
                               help="Letters, digits, '.', '_' or '-'. A LegalBench-RAG zip becomes a benchmark instead.")
+# A finished build empties the uploader: a new key each round (an uploader's files cannot be reset in place).
 files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a LegalBench-RAG folder as .zip",
-                         type=UPLOAD_TYPES, accept_multiple_files=True, key="corpus_files")
+                         type=UPLOAD_TYPES, accept_multiple_files=True,
+                         key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
 if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"]):
     progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    built_corpus = None
     try:
         documents, benchmarks = read_uploads(files, progress)
         for file_name, datasets in benchmarks.items():
             name = default_benchmark_name(file_name)
             save_benchmark(ws, name, datasets)
-            st.info(f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on Compare and Evaluate.")
+            app_cache.flash("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
+                                    "Compare and Evaluate.")
             for ds in datasets:
-                build(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"], progress)
+                built_corpus = corpus_name(name, ds)
+                build(wb, built_corpus, list(ds.documents), choice["methods"], choice["llm"], progress)
         if documents:
-            corpus = new_name.strip() if target == "(new corpus)" else target
-            all_docs = ws.add_documents(corpus, documents)
-            build(wb, corpus, all_docs, choice["methods"], choice["llm"], progress)
+            built_corpus = new_name.strip() if target == "(new corpus)" else target
+            all_docs = ws.add_documents(built_corpus, documents)
+            build(wb, built_corpus, all_docs, choice["methods"], choice["llm"], progress)
         elif not benchmarks:
             st.warning("No document could be read.")
     except SacError as err:
         st.error(str(err))
+        built_corpus = None
     finally:
         app_cache.invalidate()
+    if built_corpus is not None:  # show what was just built, with an empty uploader
+        st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1
+        st.session_state["corpus_shown"] = built_corpus
+        st.rerun()
+    app_cache.show_flashes()  # nothing built: the files' errors now
+for kind, message, rows in st.session_state.pop("corpus_reports", []):
+    getattr(st, kind)(message)
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 st.subheader("3 · Documents")
 entries = app_cache.corpora()
@@ -179,8 +199,21 @@ except SacError as err:
     st.error(str(err))
     st.stop()
 built = app_cache.built_methods(wb, shown)
+partial = app_cache.incomplete_methods(wb, shown)
 st.caption(f"{len(data.documents)} documents · {len(data.queries)} benchmark questions · indexes built with the "
            f"current settings: {', '.join(built) or 'none'}")
+if partial:
+    app_cache.incomplete_notice(wb, shown)
+    if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):
+        progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+        try:
+            wb.build(shown, list(data.documents), parse_methods(",".join(partial)), progress=progress)
+            app_cache.flash("success", f"Finished {', '.join(partial)}.")
+        except SacError as err:
+            app_cache.flash("error", str(err))
+        finally:
+            app_cache.invalidate()
+        st.rerun()
 frame = pd.DataFrame([
     {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
     for d in data.documents
@@ -197,10 +230,11 @@ if "baseline" in built and sac_built:
                 risk = diagnostics.compare_risk(app_cache.snapshot(wb, shown, "baseline"),
                                                 app_cache.snapshot(wb, shown, other))
                 st.plotly_chart(document_risk_figure(risk, other), key="corpus_risk_figure")
-                st.dataframe(risk, hide_index=True, key="corpus_risk_table")
-                st.caption("mix: share of each chunk's 8 nearest chunks that come from another document (a question "
-                           "that lands here finds that share of wrong neighbours); risk: mean best cosine to another "
-                           "document's chunk; boilerplate: share of chunks with a near-copy (cosine ≥ 0.95) elsewhere.")
+                st.dataframe(plots.risk_table(risk, other), hide_index=True, key="corpus_risk_table")
+                st.caption("Wrong-document neighbours: share of each chunk's 8 nearest chunks that come from another "
+                           "document (a question that lands here finds that share of wrong neighbours). Closest other "
+                           "document: mean best cosine of a chunk to another document's chunk. Boilerplate: share of "
+                           "chunks with a near-copy (cosine ≥ 0.95) in another document.")
             except SacError as err:
                 st.error(str(err))
 
@@ -219,10 +253,11 @@ with cols[0]:
         progress = app_cache.ProgressReporter(st.container(), unit="chunks")
         try:
             build(wb, shown, list(data.documents), choice["methods"], choice["llm"], progress)
-        except SacError as err:
-            st.error(str(err))
-        finally:
             app_cache.invalidate()
+            st.rerun()
+        except SacError as err:
+            app_cache.invalidate()
+            st.error(str(err))
 with cols[1]:
     if by_name[shown].kind == "upload":
         remove = st.multiselect("Remove documents", [d.doc_id for d in data.documents], key="corpus_remove_pick")

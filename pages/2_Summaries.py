@@ -11,6 +11,7 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError, SummarizerError
+from sac.render.highlight import render_labelled
 from sac.retrieval.methods import parse_method
 from sac.summaries.builtin import BuiltinSummarizer
 from sac.summaries.edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
@@ -19,7 +20,7 @@ from sac.summaries.prompts import default_prompt
 from sac.summaries.registry import llm_summarizer
 from sac.types import text_hash
 
-st.set_page_config(page_title="Summaries · SAC Workbench", page_icon="📝", layout="wide")
+app_cache.page_setup("Summaries", "📝")
 
 BUILTIN = ("generic", "expert")
 LLM = tuple(LLM_STRATEGIES.values())
@@ -101,7 +102,16 @@ column_config = {"doc_id": None, "document": st.column_config.TextColumn("docume
 column_config.update({s: st.column_config.TextColumn(s, width="large") for s in summaries})
 column_config.update({f"{s} similarity": st.column_config.ProgressColumn(
     f"{s} similarity", min_value=0.0, max_value=1.0, format="%.3f", width="small") for s in lookalikes})
-st.dataframe(shown, hide_index=True, column_config=column_config, key="sum_table")
+picked = st.dataframe(shown, hide_index=True, column_config=column_config, key="sum_table", on_select="rerun",
+                      selection_mode="single-row")
+rows = picked.selection.rows if picked is not None else []
+if rows:
+    row = shown.iloc[rows[0]]
+    for s in summaries:
+        if isinstance(row.get(s), str):
+            st.markdown(render_labelled(f"{row['document']} · {s}:", row[s]), unsafe_allow_html=True)
+else:
+    st.caption("Select a row to read its summaries in full.")
 pairs = lookalike_pairs(lookalikes, threshold)
 if len(pairs):
     st.warning(f"{len(pairs)} pair(s) of look-alike summaries (cosine ≥ {threshold:.2f}): their chunks carry "

@@ -8,22 +8,42 @@ import app_cache
 from sac.errors import SacError
 from sac.evaluation import diagnostics
 from sac.evaluation.compare import (
-    Comparison,
     ComparisonRequest,
+    DocumentDiff,
     compare_methods,
     document_diffs,
     metrics_frame,
 )
+from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, suggested_methods
 from sac.types import document_title
 
-st.set_page_config(page_title="Compare · SAC Workbench", page_icon="🔍", layout="wide")
+app_cache.page_setup("Compare", "🔍")
 
 
-def doc_names(doc_ids: tuple[str, ...], comparison: Comparison) -> str:
-    return "; ".join(document_title(d) + (" (the question's document)" if d in comparison.targets else "")
-                     for d in doc_ids) or "none"
+def doc_names(doc_ids: tuple[str, ...]) -> str:
+    return "; ".join(document_title(d) for d in doc_ids)
+
+
+def diff_line(diff: DocumentDiff, right_known: bool) -> str:
+    """What one method retrieved that the baseline did not: right documents first, then the others."""
+    if diff.same:
+        return "retrieved from the same documents as the baseline."
+    parts = []
+    if diff.gained:
+        parts.append(f"found the question's document the baseline missed: {doc_names(diff.gained)}")
+    if diff.lost:
+        parts.append(f"missed the question's document the baseline found: {doc_names(diff.lost)}")
+    if right_known and not (diff.gained or diff.lost):
+        parts.append("same right documents as the baseline")
+    other = "wrong document" if right_known else "document"
+    if diff.only_method:
+        parts.append(f"{len(diff.only_method)} {other}(s) only this method retrieved: {doc_names(diff.only_method)}")
+    if diff.only_reference:
+        parts.append(f"{len(diff.only_reference)} {other}(s) only the baseline retrieved: "
+                     f"{doc_names(diff.only_reference)}")
+    return " · ".join(parts) + "."
 
 
 st.title("Compare methods on one question")
@@ -47,6 +67,7 @@ corpus = top[0].selectbox("Corpus", list(by_name), key="cmp_corpus", bind="query
                           help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
 entry = by_name[corpus]
 available = app_cache.built_methods(wb, corpus)
+app_cache.incomplete_notice(wb, corpus)
 k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
 # Search options (hybrid, docs, rerank) run on any built index: offer the suggested ones whose index exists.
@@ -80,10 +101,17 @@ if source == "Benchmark question":
 else:
     query = st.text_input("Your question", key="cmp_query_text", bind="query-params",
                           placeholder="e.g. Which law governs the agreement between the parties?")
+    # A pin belongs to the question it was chosen for (a shared link brings both): a new question unpins.
+    if st.session_state.get("cmp_pin"):
+        if st.session_state.setdefault("cmp_pin_query", query) != query:
+            st.caption(f"Unpinned {document_title(st.session_state['cmp_pin'])}: it was chosen for the previous question.")
+            st.session_state["cmp_pin"] = ""
+            del st.session_state["cmp_pin_query"]
     pin = st.selectbox(
         "The document this question is about (optional: pins it, so hits from other documents are flagged)",
         [""] + list(documents), format_func=lambda d: document_title(d) if d else "— not pinned —", key="cmp_pin",
         bind="query-params",
+        on_change=lambda: st.session_state.update(cmp_pin_query=st.session_state.get("cmp_query_text", "")),
     )
     pinned = [pin] if pin else []
     query_id = "live"
@@ -108,18 +136,14 @@ st.session_state["last_comparison"] = ComparisonRequest(
 
 table = metrics_frame(comparison)
 if comparison.targets:
-    for col in ("precision", "recall", "drm"):
-        table[col] = (table[col] * 100).round(1)
-    st.dataframe(table.rename(columns={"precision": "precision %", "recall": "recall %", "drm": "DRM %",
-                                       "wrong": "wrong-document hits"}),
-                 hide_index=True, key="cmp_table")
+    st.dataframe(plots.percent_table(table, {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
+                 .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table")
+    if not gold:
+        st.caption("Precision and recall need the answer's characters (a benchmark question); a pinned document "
+                   "gives DRM only: —.")
 for diff in document_diffs(comparison):
-    if diff.gained or diff.lost:
-        line = (f"found {len(diff.gained)} document(s) the baseline missed: {doc_names(diff.gained, comparison)} · "
-                f"the baseline found {len(diff.lost)} it missed: {doc_names(diff.lost, comparison)}")
-    else:
-        line = "retrieved from the same documents as the baseline."
-    st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", line), unsafe_allow_html=True)
+    st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", diff_line(diff, bool(comparison.targets))),
+                unsafe_allow_html=True)
 
 if data.queries:
     overall = st.expander(f"How the methods do on all {len(data.queries)} questions of this dataset at k={k}",

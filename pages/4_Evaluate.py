@@ -22,7 +22,7 @@ from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, sug
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset
 
-st.set_page_config(page_title="Evaluate · SAC Workbench", page_icon="📈", layout="wide")
+app_cache.page_setup("Evaluate", "📈")
 SOURCES = catalog.SOURCES_DIR
 
 
@@ -31,6 +31,7 @@ st.markdown("Run a benchmark: every question is retrieved once per method at the
             "every k. **DRM** is the share of retrieved chunks from a document other than the question's; "
             "precision and recall count the characters that overlap the ground-truth answer.")
 app_cache.show_flashes()
+app_cache.chunking_select("eval_chunking")
 
 try:
     wb = app_cache.workbench()
@@ -52,6 +53,8 @@ with st.form("eval_form", border=True):
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
     built = sorted({m for n in names for m in app_cache.built_methods(wb, catalog.dataset_corpus(bench, n))})
+    for n in names:
+        app_cache.incomplete_notice(wb, catalog.dataset_corpus(bench, n))
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",
@@ -165,7 +168,8 @@ else:
     run_a = cols[0].selectbox("Run A", run_ids, index=1, format_func=labels.get, key="eval_cmp_a")
     run_b = cols[1].selectbox("Run B", run_ids, index=0, format_func=labels.get, key="eval_cmp_b")
     try:
-        st.dataframe(compare_runs(runs[run_a], runs[run_b]), key="eval_cmp_table")
+        st.dataframe(plots.run_diff_table(compare_runs(runs[run_a], runs[run_b])), key="eval_cmp_table", hide_index=True,
+                     column_config={c: st.column_config.NumberColumn(format="%.1f") for c in plots.RUN_DIFF_NUMBERS})
         diff = query_diff(runs[run_a], runs[run_b], k=8)
         if len(diff):
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)

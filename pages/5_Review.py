@@ -29,7 +29,7 @@ from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS
 from sac.types import document_title, text_hash
 
-st.set_page_config(page_title="Review · SAC Workbench", page_icon="✅", layout="wide")
+app_cache.page_setup("Review", "✅")
 st.title("Review retrieved chunks")
 st.markdown("Label each retrieved chunk for the question, mark the exact words that answer it as new ground "
             "truth, and export both. Labels are saved in the workspace as you submit them.")
@@ -63,6 +63,7 @@ if source == "A live comparison":
                                key="rev_query", help="Opens with the last question run on Compare.").strip()
     k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))
     available = app_cache.built_methods(wb, corpus)
+    app_cache.incomplete_notice(wb, corpus)
     methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
                              key="rev_methods")
     data = app_cache.dataset(entries[corpus])
@@ -120,10 +121,11 @@ qkey = text_hash(f"{corpus}|{query}|{label_source}")[:10]
 
 st.subheader("Label the hits")
 if not reviewer:
-    st.warning("Enter your name above to save labels.")
+    st.warning("Enter your name above to save labels or ground truth: every label carries its reviewer.")
 tabs = st.tabs([r.method for r in comparison.results], key="rev_tabs")
 for tab, result in zip(tabs, comparison.results):
     with tab, st.form(f"rev_form_{qkey}_{result.method}", border=False):
+        message = st.empty()  # a refused save is reported here, above the hits, not below the last one
         chosen = []
         for hit, wrong in zip(result.hits, result.wrong):
             before = previous.get((result.method, hit.span.doc_id, hit.span.start, hit.span.end))
@@ -137,7 +139,7 @@ for tab, result in zip(tabs, comparison.results):
                                 key=f"{wkey}_label")
             note = right.text_input(f"Note for #{hit.rank}", before.note if before else "", key=f"{wkey}_note")
             chosen.append((hit, label, note))
-        if st.form_submit_button(f"Save labels for {result.method}", type="primary",
+        if st.form_submit_button(f"Save labels for {result.method}", type="primary", disabled=not reviewer,
                                  key=f"rev_save_{qkey}_{result.method}"):
             labels = [
                 ChunkLabel(corpus=corpus, query_id=query_id, query=query, method=result.method, doc_id=hit.span.doc_id,
@@ -150,7 +152,7 @@ for tab, result in zip(tabs, comparison.results):
                 app_cache.flash("success", f"Saved {len(saved)} labels for {result.method}.")
                 st.rerun()
             except SacError as err:
-                st.error(str(err))
+                message.error(str(err))
 
 st.subheader("Labels so far")
 all_labels = store.labels()
@@ -186,7 +188,8 @@ if options:
     st.markdown(render_text(hit.chunk.text, [Mark(start, end, "selected")], offset=hit.span.start),
                 unsafe_allow_html=True)
     gt_note = st.text_input("Note (optional)", "", key="rev_gt_note")
-    if st.button("Add as ground truth", key="rev_gt_add", disabled=end <= start):
+    if st.button("Add as ground truth", key="rev_gt_add", disabled=end <= start or not reviewer,
+                 help=None if reviewer else "Enter your name at the top of the page first."):
         try:
             span = make_gold_span(corpus=corpus, query_id=query_id, query=query, doc_id=hit.span.doc_id,
                                   doc_text=documents[hit.span.doc_id].text, start=start, end=end,

@@ -9,9 +9,9 @@ from sac.errors import SacError
 from sac.evaluation import diagnostics
 from sac.render.map import embedding_map_figure
 from sac.retrieval.methods import check_query
-from sac.types import document_title
+from sac.types import document_title, text_hash
 
-st.set_page_config(page_title="Embedding map · SAC Workbench", page_icon="🗺️", layout="wide")
+app_cache.page_setup("Embedding map", "🗺️")
 st.title("Embedding map")
 st.markdown("Every dot is a chunk, coloured by its document; the star is the question, the rings its top-k "
             "hits. Without a summary, the clauses every contract shares crowd together whatever document they "
@@ -33,6 +33,7 @@ by_name = {e.name: e for e in indexed}
 cols = st.columns([2, 2, 2, 1])
 corpus = cols[0].selectbox("Corpus", list(by_name), key="map_corpus")
 available = app_cache.built_methods(wb, corpus)
+app_cache.incomplete_notice(wb, corpus)
 left = cols[1].selectbox("Left", available, index=available.index("baseline") if "baseline" in available else 0,
                          key="map_left")
 right_default = next((m for m in ("sac-generic", "sac-expert") if m in available), available[-1])
@@ -71,7 +72,7 @@ default_docs = list(dict.fromkeys([*targets, *hit_docs, *lookalikes]))[:8]
 all_docs = snaps[methods[0]].documents
 cols = st.columns([4, 1])
 chosen = cols[0].multiselect("Documents on the map", all_docs, default=[d for d in default_docs if d in all_docs],
-                             format_func=document_title, key="map_docs",
+                             format_func=document_title, key=f"map_docs_{text_hash(corpus + '|' + query)[:12]}",
                              help="By default: the question's document, the documents of the hits, and look-alikes.")
 projections = ["pca", "umap"] if diagnostics.umap_available() else ["pca"]
 projection = cols[1].radio("Projection", projections, key="map_projection", format_func=str.upper,

@@ -71,7 +71,7 @@ def _config(args: argparse.Namespace) -> SacConfig:
     return SacConfig.from_env(
         workspace=Path(args.workspace) if args.workspace else None,
         chroma_url=args.chroma_url, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
-        summary_chars=args.summary_chars, embedder=args.embedder,
+        chunking=args.chunking, summary_chars=args.summary_chars, embedder=args.embedder,
         llm_model=getattr(args, "model", None), llm_base_url=getattr(args, "base_url", None),
         llm_concurrency=getattr(args, "concurrency", None),
     )
@@ -456,7 +456,10 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--workspace", help="workspace folder (default ./workspace, or SAC_WORKSPACE)")
     common.add_argument("--chroma-url", help="Chroma server, e.g. http://127.0.0.1:8000 (or SAC_CHROMA_URL)")
     common.add_argument("--chunk-size", type=int)
-    common.add_argument("--chunk-overlap", type=int)
+    common.add_argument("--chunk-overlap", type=int, help="needs --chunking paper")
+    common.add_argument("--chunking", choices=["merged", "paper"],
+                        help="merged (default): pieces with fewer than 25 non-space characters join a neighbour; "
+                        "paper: the paper's splitter exactly, to reproduce its tables (or SAC_CHUNKING)")
     common.add_argument("--summary-chars", type=int, help="target summary length (default 150)")
     common.add_argument("--embedder", help="minilm (default), minilm-onnx, a sentence-transformers name, openai:<model>")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")

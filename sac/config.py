@@ -11,6 +11,9 @@ from typing import Any
 
 from sac.errors import ConfigError
 
+# The default (merged) chunking: a piece with fewer non-space characters joins a neighbour (sac.chunking.merge).
+MIN_CHUNK_CHARS = 25
+
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 
 
@@ -20,6 +23,7 @@ class SacConfig:
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8000 -> chromadb.HttpClient
     chunk_size: int = 500  # characters
     chunk_overlap: int = 0
+    chunking: str = "merged"  # "merged": tiny pieces join a neighbour (no blank hits); "paper": the paper's splitter exactly
     summary_chars: int = 150  # target summary length
     embedder: str = "minilm"  # packaged offline model; "minilm-onnx"; any sentence-transformers name or path; "openai:<model>"
     embed_batch_size: int = 32
@@ -40,6 +44,13 @@ class SacConfig:
         if not 0 <= self.chunk_overlap < self.chunk_size:
             raise ConfigError(
                 f"Expected 0 <= chunk_overlap < chunk_size ({self.chunk_size}), got {self.chunk_overlap}"
+            )
+        if self.chunking not in ("merged", "paper"):
+            raise ConfigError(f"Expected chunking 'merged' (the default) or 'paper', got {self.chunking!r}")
+        if self.chunking == "merged" and self.chunk_overlap:
+            raise ConfigError(
+                f"chunk_overlap {self.chunk_overlap} needs chunking 'paper': 'merged' joins tiny pieces of "
+                "chunks that tile the document, which overlapping chunks do not"
             )
         if self.summary_chars < 20:
             raise ConfigError(f"Expected summary_chars >= 20, got {self.summary_chars}")
@@ -66,7 +77,9 @@ class SacConfig:
 
     @property
     def chunking_key(self) -> str:
-        return f"c{self.chunk_size}o{self.chunk_overlap}"
+        """Part of every index key: ``c500o0`` is the paper's splitter, ``c500o0m25`` the default merged chunking."""
+        base = f"c{self.chunk_size}o{self.chunk_overlap}"
+        return base if self.chunking == "paper" else f"{base}m{MIN_CHUNK_CHARS}"
 
     def public_dict(self) -> dict[str, Any]:
         """The settings without secrets, for run folders and display."""

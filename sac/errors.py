@@ -51,5 +51,9 @@ class IndexNotBuiltError(SacError):
     """Raised when a search runs against an index that has not been built."""
 
 
+class IndexIncompleteError(IndexNotBuiltError):
+    """Raised when a search runs against an index whose last build stopped part-way."""
+
+
 class QueryError(SacError):
     """Raised when a query text or k cannot be used."""

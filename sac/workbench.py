@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from sac.chunking.split import chunk_document
+from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
@@ -62,7 +62,7 @@ class Workbench:
         key = (document.doc_id, document.content_hash, self.config.chunking_key)
         cached = self._chunks.get(key)
         if cached is None:
-            cached = chunk_document(document, self.config.chunk_size, self.config.chunk_overlap)
+            cached = index_chunks(document, self.config.chunk_size, self.config.chunk_overlap, self.config.chunking)
             self._chunks[key] = cached
         return cached
 
@@ -189,6 +189,8 @@ class Workbench:
     ) -> dict[str, list[list[Hit]]]:
         """Top-k hits per method and query. Each query is embedded once and shared by all methods."""
         check_k(k)
+        for method in methods:
+            self.index(corpus, method).require_complete()  # never search half an index as if whole
         vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
         return {m.name: method_options.search(self, corpus, m, queries, vectors, k) for m in methods}
 

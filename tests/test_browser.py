@@ -151,9 +151,9 @@ def test_demo_compare_highlights_ground_truth_and_flags_wrong_documents(app_url,
     page.get_by_role("button", name="Load the demo corpus").click()
     page.get_by_text("Demo loaded", exact=False).wait_for(timeout=600_000)
     _settle(page)
-    # Corpora, indexes, summary sets, runs: the three contractnli indexes and the two from the shipped
+    # Corpora indexed (only demo-contractnli), indexes, summary sets, runs: the three contractnli indexes and the two from the shipped
     # LLM summary sets are listed.
-    assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["2", "5"]
+    assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["1", "5"]
     page.screenshot(path=str(ARTIFACTS / "browser-home.png"), full_page=True)
 
     queries = load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].queries

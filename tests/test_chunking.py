@@ -132,3 +132,48 @@ def test_demo_corpus_tiles_at_paper_setting():
             n_chunks += len(chunks)
     # 1,260,740 characters in 500-character chunks need at least 2,522 of them; separators cut earlier.
     assert n_chunks > 2522
+
+
+# -- the default chunking: no blank chunks, exact spans, the paper's splitter one switch away ----------------------
+@settings(max_examples=300, deadline=None)
+@given(texts, st.integers(5, 80))
+def test_default_chunking_tiles_with_no_blank_chunk(text, size):
+    from sac.chunking.merge import index_chunks, is_small
+
+    doc = Document("d", text)
+    chunks = index_chunks(doc, size)
+    if not text:
+        assert chunks == []
+        return
+    assert "".join(c.text for c in chunks) == text
+    assert chunks[0].span.start == 0 and chunks[-1].span.end == len(text)
+    assert all(a.span.end == b.span.start for a, b in pairwise(chunks))
+    assert all(c.text == text[c.span.start:c.span.end] for c in chunks)
+    assert len(chunks) == 1 or not any(is_small(c.text, 25) for c in chunks)
+    assert index_chunks(doc, size, chunking="paper") == chunk_document(doc, size)
+
+
+def test_default_chunking_on_the_demo_joins_every_whitespace_and_tiny_piece():
+    from sac.chunking.merge import index_chunks, is_small
+
+    docs = [d for ds in load_benchmark(DEMO) for d in ds.documents]
+    paper = [c for d in docs for c in chunk_document(d)]
+    merged = [c for d in docs for c in index_chunks(d)]
+    assert sum(is_small(c.text, 25) for c in paper) > 0.1 * len(paper)  # the paper's splitter leaves many
+    assert sum(is_small(c.text, 25) for c in merged) == 0
+    assert len(merged) < len(paper)
+    assert max(len(c.text) for c in merged) <= 500 + 25
+
+
+def test_chunking_setting_keys_indexes_apart_and_checks_overlap(monkeypatch):
+    from sac.config import SacConfig
+
+    assert SacConfig().chunking == "merged" and SacConfig().chunking_key == "c500o0m25"
+    assert SacConfig(chunking="paper").chunking_key == "c500o0"
+    monkeypatch.setenv("SAC_CHUNKING", "paper")
+    assert SacConfig.from_env().chunking == "paper"
+    with pytest.raises(ConfigError, match="'merged' .* or 'paper'"):
+        SacConfig(chunking="fancy")
+    with pytest.raises(ConfigError, match="chunk_overlap 50 needs chunking 'paper'"):
+        SacConfig(chunk_overlap=50)
+    assert SacConfig(chunk_overlap=50, chunking="paper").chunking_key == "c500o50"

@@ -35,7 +35,9 @@ def test_worked_example_per_method_and_document_diffs():
     assert (base.precision, base.recall, base.drm) == (5 / 20, 5 / 10, 1 / 2)
     assert base.wrong == (False, True)
     [diff] = document_diffs(cmp)
-    assert diff.method == "sac-expert" and diff.gained == ("C",) and diff.lost == ("B",)
+    # Both found the right document A: no gain; C and B are wrong documents one side retrieved.
+    assert diff.method == "sac-expert" and diff.gained == () and diff.lost == ()
+    assert diff.only_method == ("C",) and diff.only_reference == ("B",)
     frame = metrics_frame(cmp).set_index("method")
     assert frame.loc["sac-expert", "wrong"] == 1
 
@@ -49,6 +51,20 @@ def test_pinned_document_gives_flags_and_drm_but_no_precision():
     free = compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)]}).result("baseline")
     assert free.wrong == (None,) and free.drm is None
     assert document_diffs(compare_methods("q", {"sac-x": [_hit("A", 0, 5, 1)]})) == []
+
+
+def test_a_gain_is_a_right_document_the_baseline_missed():
+    hits = {"baseline": [_hit("B", 0, 10, 1), _hit("C", 0, 10, 2)],
+            "sac-generic": [_hit("A", 0, 10, 1), _hit("D", 0, 10, 2)],
+            "sac-expert": [_hit("B", 0, 10, 1), _hit("E", 0, 10, 2)]}
+    diffs = {d.method: d for d in document_diffs(compare_methods("q", hits, gold=[Span("A", 0, 5)]))}
+    assert diffs["sac-generic"].gained == ("A",) and diffs["sac-generic"].only_method == ("D",)
+    assert diffs["sac-expert"].gained == () and diffs["sac-expert"].only_method == ("E",)  # E is no gain
+    pinned = document_diffs(compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)], "sac-x": [_hit("B", 0, 5, 1)]},
+                                             pinned=["A"]))[0]
+    assert pinned.lost == ("A",) and pinned.only_method == ("B",) and not pinned.gained
+    free = document_diffs(compare_methods("q", {"baseline": [_hit("A", 0, 5, 1)], "sac-x": [_hit("B", 0, 5, 1)]}))[0]
+    assert free.gained == free.lost == () and free.only_method == ("B",) and free.only_reference == ("A",)
 
 
 def test_nearest_neighbours_names_the_look_alike():
@@ -104,3 +120,29 @@ def test_catalog_lists_the_demo_with_cli_names_and_saves_uploaded_benchmarks():
         save_benchmark(ws, "../evil", original)
     with pytest.raises(ConfigError):
         save_benchmark(ws, "demo", original)
+
+
+def test_tables_read_as_percent_with_plain_headers():
+    from sac.render.plots import RUN_DIFF_NUMBERS, risk_table, run_diff_table
+
+    diff = pd.DataFrame({"dataset": ["cuad"], "method": ["sac-generic"], "precision_a": [1.0], "precision_b": [2.0],
+                         "precision_diff": [1.0], "recall_a": [10.0], "recall_b": [30.0], "recall_diff": [20.0],
+                         "drm_a": [50.0], "drm_b": [20.0], "drm_diff": [-30.0]}).set_index(["dataset", "method"])
+    table = run_diff_table(diff)
+    assert list(table.columns) == ["dataset", "method", *RUN_DIFF_NUMBERS]
+    assert table.loc[0, "Δ DRM"] == -30.0 and table.loc[0, "recall % (B)"] == 30.0
+    risk = pd.DataFrame({"doc_id": ["cuad/VELCO%20NDA.txt"], "chunks": [12], "mix_baseline": [0.4567],
+                         "mix_method": [0.125], "risk_baseline": [0.91234], "risk_method": [0.8], "boilerplate": [0.5]})
+    shown = risk_table(risk, "sac-generic").iloc[0]
+    assert shown["document"] == "VELCO NDA" and shown["wrong-document neighbours % (baseline)"] == 45.7
+    assert shown["wrong-document neighbours % (sac-generic)"] == 12.5 and shown["boilerplate chunks %"] == 50.0
+
+
+def test_percent_table_shows_a_dash_where_a_figure_cannot_be_measured():
+    from sac.render.plots import percent_table
+
+    pinned = compare_methods("q", {"baseline": [_hit("A", 0, 5, 1), _hit("B", 0, 5, 2)]}, pinned=["B"])
+    table = percent_table(metrics_frame(pinned), {"precision": "precision %", "drm": "DRM %"})
+    row = table.iloc[0]
+    assert (row["precision %"], row["DRM %"]) == ("—", "50.0")
+    assert list(table.columns[:3]) == ["method", "precision %", "recall"]

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sac.chunking.split import chunk_document
+from sac.chunking.merge import index_chunks
 from sac.cli import main
 from sac.config import SacConfig
-from sac.errors import StoreError, SummarizerError
-from sac.index.store import Index
+from sac.errors import IndexIncompleteError, StoreError, SummarizerError
+from sac.index.store import Index, list_indexes
 from sac.retrieval.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.workbench import Workbench
@@ -51,7 +51,7 @@ def check_index(index: Index, documents, chunk_size: int, embedder=None) -> None
     text, every record findable by vector search, and (sampled) the right vectors."""
     texts = {d.doc_id: d.text for d in documents}
     hashes = {d.doc_id: d.content_hash for d in documents}
-    chunks = [c for d in documents for c in chunk_document(d, chunk_size)]
+    chunks = [c for d in documents for c in index_chunks(d, chunk_size)]
     expected = {c.chunk_id: c for c in chunks}
     assert len(expected) == len(chunks)
     ids, vectors, metas, stored_texts = index.all_embeddings()
@@ -89,10 +89,10 @@ def _embedded_count(db: Path) -> int | None:
 
 
 def test_sigkill_mid_indexing_then_rerun_gives_the_exact_index(tmp_path, embedder, docs):
-    # 150-character chunks: 592 records, written in two batches (512 + 80), so a kill lands between them.
-    size = 150
-    total = sum(len(chunk_document(d, size)) for d in docs)
-    assert total == 592
+    # 120-character chunks: 546 records, written in two batches (512 + 34), so a kill lands between them.
+    size = 120
+    total = sum(len(index_chunks(d, size)) for d in docs)
+    assert total == 546
     workspace = tmp_path / "workspace"
     cmd = [sys.executable, "-m", "sac", "ingest", "--workspace", str(workspace), "--datasets", "contractnli",
            "--methods", "baseline", "--chunk-size", str(size), "-q"]
@@ -116,7 +116,14 @@ def test_sigkill_mid_indexing_then_rerun_gives_the_exact_index(tmp_path, embedde
     assert "chunks embedded" not in log.read_text()
 
     wb = Workbench(SacConfig(workspace=workspace, chunk_size=size), embedder=embedder)
+    # Half an index is never searched as if whole: it is listed as incomplete and search names the fix.
+    [info] = list_indexes(wb.client)
+    assert (info.method, info.complete) == ("baseline", False) and seen <= info.chunks < total
+    with pytest.raises(IndexIncompleteError, match=r"incomplete \(\d+ chunks so far\).*Finish building"):
+        wb.search(CORPUS, BASELINE, ["What is confidential?"], 8)
     report = wb.build(CORPUS, docs, BASELINE)["baseline"]
+    assert [i.complete for i in list_indexes(wb.client)] == [True]
+    assert len(wb.search(CORPUS, BASELINE, ["What is confidential?"], 8)["baseline"][0]) == 8
     assert report.kept >= seen and report.added == total - report.kept > 0 and report.deleted == 0
     check_index(wb.index(CORPUS, BASELINE[0]), docs, size, embedder)
     again = wb.build(CORPUS, docs, BASELINE)["baseline"]
@@ -203,7 +210,7 @@ class StopServerOnBatch:
 
 def test_chroma_server_stopped_mid_build_then_restarted(tmp_path, server, memo, docs, monkeypatch):
     monkeypatch.setattr("sac.index.store.ADD_BATCH", 40)  # 156 chunks -> 4 writes
-    total = sum(len(chunk_document(d)) for d in docs)
+    total = sum(len(index_chunks(d)) for d in docs)
     config = SacConfig(workspace=tmp_path / "workspace", chroma_url=server.url)
     stopper = StopServerOnBatch(memo, server, n=2, batch=40)
     wb = Workbench(config, embedder=stopper)
@@ -248,7 +255,7 @@ def test_unreachable_chroma_server_is_one_line_from_the_cli(tmp_path, capsys):
 
 def test_two_sessions_building_the_same_index_at_once(store_config, memo, docs):
     methods = parse_methods("baseline,sac-generic")
-    total = sum(len(chunk_document(d)) for d in docs)
+    total = sum(len(index_chunks(d)) for d in docs)
     # Two app sessions: separate Workbench objects and store clients on the same workspace and store.
     benches = [Workbench(store_config, embedder=memo) for _ in range(2)]
     barrier = threading.Barrier(2)
@@ -282,7 +289,7 @@ def test_two_cli_ingests_of_the_same_corpus_at_once(tmp_path, embedder, docs):
              for _ in range(2)]
     outputs = [p.communicate(timeout=900) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err for _, err in outputs]
-    total = sum(len(chunk_document(d)) for d in docs)
+    total = sum(len(index_chunks(d)) for d in docs)
     lines = sorted(next(line for line in out.splitlines() if "chunks embedded" in line) for out, _ in outputs)
     assert lines == [
         f"{CORPUS} / baseline: 0 chunks embedded, {total} already indexed, 0 removed",

@@ -86,7 +86,8 @@ def test_home_loads_the_demo_and_shows_the_workspace(demo):
     at = _ok(_app().run())
     metrics = {m.label: m.value for m in at.metric}
     # The three methods, and the two LLM methods built from the shipped summary sets (no LLM running).
-    assert metrics["Indexes"] == "5" and metrics["Corpora"] == "2"
+    # Corpora count once indexed: the demo's ContractNLI, not its CUAD dataset (available, not built).
+    assert metrics["Indexes"] == "5" and metrics["Corpora indexed"] == "1"
     frame = _frame(at, "corpus", "method", "chunks")
     assert sorted(frame["method"]) == sorted([*METHODS, "sac-generic-llm", "sac-expert-llm"])
     assert set(frame["corpus"]) == {"demo-contractnli"} and (frame["chunks"] > 100).all()
@@ -154,10 +155,10 @@ def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy
     assert any("Saved version 2" in s.value and "Re-embedded" in s.value for s in at.success)
     report = _frame(at, "chunks re-embedded").iloc[0]
     doc = next(d for d in _demo_docs() if d.doc_id == doc_id)
-    from sac.chunking.split import chunk_document
+    from sac.chunking.merge import index_chunks
 
-    assert report["chunks re-embedded"] == len(chunk_document(doc)) and report["documents changed"] == 1
-    assert report["chunks kept"] == sum(len(chunk_document(d)) for d in _demo_docs()) - len(chunk_document(doc))
+    assert report["chunks re-embedded"] == len(index_chunks(doc)) and report["documents changed"] == 1
+    assert report["chunks kept"] == sum(len(index_chunks(d)) for d in _demo_docs()) - len(index_chunks(doc))
     history = _frame(at, "version", "model", "text")
     assert list(history["version"]) == [2, 1] and list(history["model"])[0] == "human"
     assert list(history["text"])[1] == original
@@ -317,7 +318,7 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     at.multiselect(key="corpus_methods").set_value(["baseline", "sac-expert"]).run()
     at.text_input(key="corpus_new_name").input("uploads").run()
     nda = (ROOT / "data" / "demo" / "corpus" / "contractnli" / "AGProjects-NDA.txt").read_bytes()
-    at.file_uploader(key="corpus_files").set_value([
+    at.file_uploader(key="corpus_files_0").set_value([
         ("agprojects.txt", nda, "text/plain"),
         ("notes.md", b"# Side letter\n\nThe parties agree that the term is five years.\n", "text/markdown"),
         ("broken.pdf", b"%PDF-1.4 not really a pdf", "application/pdf"),
@@ -371,7 +372,7 @@ def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy)
         assert "no price known for 'stub-model'" in ahead[0] and stub.calls == 0
         at.multiselect(key="corpus_methods").set_value(["baseline", "sac-generic-llm"]).run()
         at.text_input(key="corpus_new_name").input("llm-uploads").run()
-        at.file_uploader(key="corpus_files").set_value([("resconnect.txt", nda, "text/plain")]).run()
+        at.file_uploader(key="corpus_files_0").set_value([("resconnect.txt", nda, "text/plain")]).run()
         at.button(key="corpus_build").click().run()
         _ok(at)
         assert any("1 summaries to make" in i.value and "estimate: 1 requests" in i.value for i in at.info)
@@ -392,7 +393,7 @@ def test_corpus_saves_an_uploaded_benchmark_zip_and_compare_lists_it(demo_copy):
         files[f"mini/corpus/contractnli/{path.name}"] = path.read_bytes()
     at = _ok(_app().switch_page("pages/1_Corpus.py").run())
     at.multiselect(key="corpus_methods").set_value(["baseline"]).run()
-    at.file_uploader(key="corpus_files").set_value([("lbr-mini.zip", _zip(files), "application/zip")]).run()
+    at.file_uploader(key="corpus_files_0").set_value([("lbr-mini.zip", _zip(files), "application/zip")]).run()
     at.button(key="corpus_build").click().run()
     _ok(at)
     assert (demo_copy / "benchmarks" / "lbr-mini" / "benchmarks" / "contractnli.json").is_file()

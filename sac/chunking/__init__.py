@@ -10,15 +10,17 @@ from typing import TYPE_CHECKING
 from sac._exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from sac.chunking.merge import is_small, merge_small_chunks, short_hit_share
+    from sac.chunking.merge import CHUNKINGS, index_chunks, is_small, merge_small_chunks, short_hit_share
     from sac.chunking.sections import find_headings, heading_path, section_prefix, section_prefixes
     from sac.chunking.split import DEFAULT_SEPARATORS, chunk_document, split_spans
 
 _EXPORTS = {
+    "CHUNKINGS": "merge",
     "DEFAULT_SEPARATORS": "split",
     "chunk_document": "split",
     "find_headings": "sections",
     "heading_path": "sections",
+    "index_chunks": "merge",
     "is_small": "merge",
     "merge_small_chunks": "merge",
     "section_prefix": "sections",
@@ -28,10 +30,12 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CHUNKINGS",
     "DEFAULT_SEPARATORS",
     "chunk_document",
     "find_headings",
     "heading_path",
+    "index_chunks",
     "is_small",
     "merge_small_chunks",
     "section_prefix",

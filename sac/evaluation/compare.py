@@ -92,28 +92,45 @@ def compare_methods(
 
 @dataclass(frozen=True, slots=True)
 class DocumentDiff:
+    """Which documents one method retrieved that the reference did not, and the reverse.
+
+    ``gained`` and ``lost`` hold only the question's right documents (its gold or pinned documents): a
+    gain is a right document the reference missed. Every other document retrieved by one side only is in
+    ``only_method`` / ``only_reference`` (wrong documents when the right ones are known, plain differences
+    when they are not)."""
+
     method: str
     reference: str
-    gained: tuple[str, ...]  # documents the method retrieved and the reference did not
-    lost: tuple[str, ...]  # documents the reference retrieved and the method did not
+    gained: tuple[str, ...]  # right documents the method retrieved and the reference did not
+    lost: tuple[str, ...]  # right documents the reference retrieved and the method did not
+    only_method: tuple[str, ...] = ()  # other documents only the method retrieved
+    only_reference: tuple[str, ...] = ()  # other documents only the reference retrieved
+
+    @property
+    def same(self) -> bool:
+        return not (self.gained or self.lost or self.only_method or self.only_reference)
 
 
 def document_diffs(comparison: Comparison, reference: str = "baseline") -> list[DocumentDiff]:
-    """For every method other than ``reference``: which documents it found that the reference missed,
-    and the reverse. Empty when the reference was not run."""
+    """``DocumentDiff`` of every method other than ``reference``; empty when the reference was not run."""
     names = [r.method for r in comparison.results]
     if reference not in names:
         return []
     ref_docs = comparison.result(reference).documents
+    right = comparison.targets
     out = []
     for r in comparison.results:
         if r.method == reference:
             continue
         docs = r.documents
+        only_method = tuple(d for d in docs if d not in ref_docs)
+        only_reference = tuple(d for d in ref_docs if d not in docs)
         out.append(DocumentDiff(
             r.method, reference,
-            gained=tuple(d for d in docs if d not in ref_docs),
-            lost=tuple(d for d in ref_docs if d not in docs),
+            gained=tuple(d for d in only_method if d in right),
+            lost=tuple(d for d in only_reference if d in right),
+            only_method=tuple(d for d in only_method if d not in right),
+            only_reference=tuple(d for d in only_reference if d not in right),
         ))
     return out
 

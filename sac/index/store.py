@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sac.config import SacConfig
-from sac.errors import IndexNotBuiltError, SacError, StoreError
+from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
 from sac.types import Chunk, Hit, Span, text_hash
 from sac.workspace import file_lock
 
@@ -56,6 +56,7 @@ class IndexInfo:
     key: IndexKey
     collection: str
     chunks: int
+    complete: bool  # its last build ran to the end (an interrupted build leaves it False until finished)
 
     @property
     def corpus(self) -> str:
@@ -158,6 +159,14 @@ def _wanted_records(
             "prefix_hash": summary_hash(prefixes.get(chunk.chunk_id)),
         })
     return wanted
+
+
+def _complete(meta: Mapping[str, Any]) -> bool:
+    """An index's state from its collection metadata. Indexes built before the state was recorded count as
+    complete when their fingerprint (written only at the end of a build) is there."""
+    if "sac_complete" in meta:
+        return bool(meta["sac_complete"])
+    return bool(meta.get("sac_fingerprint"))
 
 
 def _same_inputs(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
@@ -320,7 +329,7 @@ class Index:
             stale_set = set(stale)
             todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
             if stale or todo:
-                self._set_fingerprint("")  # a sync cut short must not look complete
+                self._set_fingerprint("", complete=False)  # a sync cut short must not look complete
             for i in range(0, len(stale), ADD_BATCH):
                 with self._chroma("deleting stale records"):
                     col.delete(ids=stale[i : i + ADD_BATCH])
@@ -332,7 +341,7 @@ class Index:
             copied = len(borrowed)
             todo = [rid for rid in todo if rid not in borrowed]
             self._embed_and_write(col, [wanted[rid] for rid in todo], summaries, prefixes, embedder, copied, progress)
-            self._set_fingerprint(fingerprint)
+            self._set_fingerprint(fingerprint, complete=True)
             return SyncReport(
                 added=copied + len(todo), deleted=len([r for r in stale if r not in wanted]),
                 kept=len(wanted) - copied - len(todo), documents_changed=len(changed_docs), copied=copied,
@@ -432,11 +441,31 @@ class Index:
             meta = self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {}
         return str(meta.get("sac_fingerprint", ""))
 
-    def _set_fingerprint(self, value: str) -> None:
-        meta = {f"sac_{k}": v for k, v in self.key.as_dict().items()}
+    def _set_fingerprint(self, value: str, *, complete: bool) -> None:
+        """Record what the index was built from, and whether its last build (or removal) ran to the end."""
+        meta: dict[str, Any] = {f"sac_{k}": v for k, v in self.key.as_dict().items()}
         meta["sac_fingerprint"] = value
+        meta["sac_complete"] = complete
         with self._chroma("writing the index fingerprint"):
             self._open(create=True).modify(metadata=meta)
+
+    def is_complete(self) -> bool:
+        """Whether the index exists and its last build ran to the end (read from the store, not a cache)."""
+        if not self.exists():
+            return False
+        with self._chroma("reading the index state"):
+            meta = self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {}
+        return _complete(meta)
+
+    def require_complete(self) -> None:
+        """Raise IndexNotBuiltError / IndexIncompleteError unless the index can be searched as a whole."""
+        self._open(create=False)
+        if not self.is_complete():
+            raise IndexIncompleteError(
+                f"The {self.key.method} index of {self.key.corpus!r} is incomplete ({self.count():,} chunks so far): "
+                "its last build stopped part-way. Finish building it (Corpus page, or `python -m sac ingest` with "
+                "the same corpus and methods); it continues where it stopped."
+            )
 
     def delete_documents(self, doc_ids: Sequence[str]) -> int:
         """Remove every record of these documents; returns how many were removed."""
@@ -444,12 +473,15 @@ class Index:
             return 0
         with write_lock(self._config.workspace / "locks", self.key.collection_name):
             col = self._open(create=False)
-            self._set_fingerprint("")
+            complete = self.is_complete()
+            self._set_fingerprint("", complete=False)  # the next sync reads every record again
             with self._chroma("deleting documents"):
                 before = col.count()
                 for doc_id in doc_ids:
                     col.delete(where={"doc_id": doc_id})
-                return int(before - col.count())
+                removed = int(before - col.count())
+            self._set_fingerprint("", complete=complete)
+            return removed
 
     # -- reading -----------------------------------------------------------------------
     def search(self, query_vectors: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[list[Hit]]:
@@ -520,7 +552,7 @@ def list_indexes(client: Any) -> list[IndexInfo]:
             c = client.get_collection(name, embedding_function=None)
             meta = c.metadata or {}
             key = IndexKey(*(str(meta.get(f"sac_{field}", "")) for field in ("corpus", "method", "embedder", "chunking")))
-            out.append(IndexInfo(key, name, int(c.count())))
+            out.append(IndexInfo(key, name, int(c.count()), _complete(meta)))
     except Exception as err:  # noqa: BLE001 - chromadb raises httpx, sqlite and its own error types
         detail = " ".join(str(err).split()) or "no details"
         raise StoreError(f"Cannot list the indexes in the Chroma store: {type(err).__name__}: {detail}") from err

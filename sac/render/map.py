@@ -24,6 +24,9 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 HOVER_CHARS = 400
 
 
+LEGEND_CHARS = 40
+
+
 def hover_text(text: str, width: int = 70, limit: int = HOVER_CHARS) -> str:
     """Plain text for a hover label: cut to ``limit`` characters, escaped, wrapped with <br>."""
     flat = " ".join(text.split())
@@ -31,6 +34,11 @@ def hover_text(text: str, width: int = 70, limit: int = HOVER_CHARS) -> str:
         flat = flat[: limit - 1] + "…"
     lines = textwrap.wrap(flat, width) or ["(whitespace only)"]
     return "<br>".join(html.escape(line, quote=False) for line in lines)
+
+
+def short_label(text: str, limit: int = LEGEND_CHARS) -> str:
+    """A legend entry: at most ``limit`` characters (the full name is in the hover text)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def embedding_map_figure(maps: Sequence[MapData], targets: Sequence[str] = ()) -> go.Figure:
@@ -47,7 +55,8 @@ def embedding_map_figure(maps: Sequence[MapData], targets: Sequence[str] = ()) -
                 continue
             title = document_title(doc)
             fig.add_trace(go.Scatter(
-                x=part["x"], y=part["y"], mode="markers", name=title, legendgroup=doc, showlegend=col == 1,
+                x=part["x"], y=part["y"], mode="markers", name=html.escape(short_label(title), quote=False),
+                legendgroup=doc, showlegend=col == 1,
                 marker={"color": colour[doc], "size": 7, "opacity": 0.75,
                         "line": {"width": 1.5 if doc in targets else 0, "color": "black"}},
                 hovertext=[f"<b>{html.escape(title, quote=False)}</b> [{s}, {e})<br>{hover_text(t)}"
@@ -74,7 +83,9 @@ def embedding_map_figure(maps: Sequence[MapData], targets: Sequence[str] = ()) -
     fig.update_xaxes(showticklabels=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, zeroline=False)
     projection = maps[0].projection.upper() if maps else "PCA"
-    fig.update_layout(height=560, margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"title": "document"},
+    # The legend sits under the panels: beside them, long file names squeezed each panel to a sliver.
+    fig.update_layout(height=640, margin={"l": 10, "r": 10, "t": 60, "b": 10},
+                      legend={"title": "document", "orientation": "h", "yanchor": "top", "y": -0.04, "x": 0},
                       title=f"Chunk embeddings ({projection}, 2-D), coloured by document")
     return fig
 

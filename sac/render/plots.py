@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sac.types import text_hash
+from sac.types import document_title, text_hash
 
 # Baseline grey, SAC methods in distinct colours; further methods take plotly's defaults.
 METHOD_COLORS: dict[str, str] = {"baseline": "#7f7f7f", "sac-generic": "#1f77b4", "sac-expert": "#d62728"}
@@ -161,3 +161,41 @@ def label_counts_figure(summary: pd.DataFrame) -> go.Figure:
                              marker_color=colors.get(label)))
     fig.update_layout(barmode="stack")
     return _layout(fig, "Review labels per method", "method", "labelled chunks")
+
+
+RUN_DIFF_NUMBERS = ("precision % (A)", "precision % (B)", "Δ precision", "recall % (A)", "recall % (B)", "Δ recall",
+                    "DRM % (A)", "DRM % (B)", "Δ DRM")
+
+
+def run_diff_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """``sac.evaluation.runs.compare_runs`` with readable headers: run A, run B and the change B − A, in percent."""
+    out = frame.reset_index()
+    names = {"dataset": "dataset", "method": "method"}
+    for metric, label in (("precision", "precision"), ("recall", "recall"), ("drm", "DRM")):
+        names.update({f"{metric}_a": f"{label} % (A)", f"{metric}_b": f"{label} % (B)", f"{metric}_diff": f"Δ {label}"})
+    return out.rename(columns=names)[["dataset", "method", *RUN_DIFF_NUMBERS]]
+
+
+def risk_table(frame: pd.DataFrame, method: str) -> pd.DataFrame:
+    """``sac.evaluation.diagnostics.compare_risk`` for reading: document titles, shares in percent (one decimal)."""
+    out = pd.DataFrame({
+        "document": [document_title(d) for d in frame["doc_id"]],
+        "chunks": frame["chunks"],
+        "wrong-document neighbours % (baseline)": (frame["mix_baseline"] * 100).round(1),
+        f"wrong-document neighbours % ({method})": (frame["mix_method"] * 100).round(1),
+        "closest other document, cosine (baseline)": frame["risk_baseline"].round(3),
+        f"closest other document, cosine ({method})": frame["risk_method"].round(3),
+        "boilerplate chunks %": (frame["boilerplate"] * 100).round(1),
+    })
+    return out
+
+
+NOT_MEASURABLE = "—"
+
+
+def percent_table(frame: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """Fractions in ``columns`` (name -> new header) as percent with one decimal; "—" where not measurable."""
+    out = frame.copy()
+    for name in columns:
+        out[name] = [NOT_MEASURABLE if v is None or pd.isna(v) else f"{100 * float(v):.1f}" for v in out[name]]
+    return out.rename(columns=columns)
