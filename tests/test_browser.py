@@ -154,6 +154,10 @@ def test_demo_compare_highlights_ground_truth_and_flags_wrong_documents(app_url,
     # Corpora indexed (only demo-contractnli), indexes, summary sets, runs: the three contractnli indexes and the two from the shipped
     # LLM summary sets are listed.
     assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["1", "5"]
+    # The navigation names the home page "Home" (not the file name "app") and offers the glossary everywhere.
+    sidebar = page.locator("[data-testid=stSidebar]").inner_text()
+    assert "Home" in sidebar and "Embedding map" in sidebar and "Glossary" in sidebar
+    assert "app" not in sidebar.split()
     page.screenshot(path=str(ARTIFACTS / "browser-home.png"), full_page=True)
 
     queries = load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].queries

@@ -23,7 +23,8 @@ from sac.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = ["pages/1_Corpus.py", "pages/2_Summaries.py", "pages/3_Compare.py", "pages/4_Evaluate.py", "pages/5_Review.py"]
+PAGES = ["pages/1_Corpus.py", "pages/2_Summaries.py", "pages/3_Compare.py", "pages/4_Evaluate.py", "pages/5_Review.py",
+         "pages/6_Embedding_map.py"]
 METHODS = ["baseline", "sac-generic", "sac-expert"]
 TIMEOUT = 600
 
@@ -138,6 +139,14 @@ def test_compare_own_question_flags_hits_outside_the_pinned_document(demo):
     assert all(("right document" in c) == ("AGProjects-NDA" in c.split("score")[0]) for c in cards)
     assert any("wrong document" in c for c in cards)
     assert at.session_state["last_comparison"].pinned == (target,)
+    # A pin belongs to its question: a new question unpins it (and says so), so no right clause is flagged.
+    at.text_input(key="cmp_query_text").input("How long do the confidentiality obligations last?").run()
+    _ok(at)
+    assert at.selectbox(key="cmp_pin").value == ""
+    assert any("Unpinned AGProjects-NDA" in c.value for c in at.caption)
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert not any("wrong document" in c for c in cards)
+    assert at.session_state["last_comparison"].pinned == ()
 
 
 def test_summary_edit_is_a_new_version_and_reembeds_only_that_document(demo_copy):
@@ -412,3 +421,68 @@ def test_a_sac_error_shows_as_a_message_not_a_traceback(demo, monkeypatch):
     assert not at.exception
     assert any("chunk_size" in e.value for e in at.error)
 
+
+
+def _interrupt(workspace: Path, method: str, doc_id: str) -> int:
+    """What a build killed part-way leaves: some of the index's records missing and the index marked incomplete."""
+    from sac.config import SacConfig
+    from sac.index.store import Index, IndexKey
+
+    [info] = [i for i in list_indexes(_client(workspace)) if i.corpus == "demo-contractnli" and i.method == method]
+    index = Index(_client(workspace), IndexKey(*info.key.as_dict().values()), SacConfig(workspace=workspace))
+    index._set_fingerprint("", complete=False)
+    index._open(create=False).delete(where={"doc_id": doc_id})
+    return index.count()
+
+
+def test_an_interrupted_build_is_shown_everywhere_never_searched_and_finished_in_one_click(demo_copy):
+    left = _interrupt(demo_copy, "sac-expert", "contractnli/NDA_ResConnect.txt")
+    home = _ok(_app().run())
+    state = _frame(home, "method", "state").set_index("method")["state"]
+    assert state["sac-expert"].startswith("incomplete") and state["baseline"] == "complete"
+    cmp = _app().switch_page("pages/3_Compare.py").run()
+    assert not cmp.exception
+    assert "sac-expert" not in cmp.multiselect(key="cmp_methods").options
+    assert any(f"sac-expert ({left:,} chunks so far)" in w.value for w in cmp.warning)
+    corpus = _app().switch_page("pages/1_Corpus.py").run()
+    corpus.selectbox(key="corpus_shown").set_value("demo-contractnli").run()
+    assert any("Incomplete index" in w.value for w in corpus.warning)
+    corpus.button(key="corpus_finish").click().run()
+    _ok(corpus)
+    assert any("Finished sac-expert" in s.value for s in corpus.success)
+    [info] = [i for i in list_indexes(_client(demo_copy)) if i.corpus == "demo-contractnli" and i.method == "sac-expert"]
+    assert info.complete and info.chunks > left
+    cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
+    assert "sac-expert" in cmp.multiselect(key="cmp_methods").options and not cmp.warning
+
+
+def test_review_cannot_save_without_a_reviewer(demo):
+    at = _ok(_app().switch_page("pages/5_Review.py").run())
+    at.text_input(key="rev_query").input("How long do the confidentiality obligations last?").run()
+    assert any("Enter your name" in w.value for w in at.warning)
+    saves = [b for b in at.button if b.label.startswith("Save labels for")]
+    assert saves and all(b.disabled for b in saves)
+    assert at.button(key="rev_gt_add").disabled
+    at.text_input(key="rev_reviewer").input("Ada").run()
+    assert not any(b.disabled for b in at.button if b.label.startswith("Save labels for"))
+
+
+def test_map_keeps_its_documents_after_a_corpus_switch(demo_copy, memo):
+    from sac.config import SacConfig
+    from sac.retrieval.methods import parse_methods
+    from sac.workbench import Workbench
+
+    docs = [d for d in _demo_docs()][:3]
+    ws = Workspace(demo_copy)
+    ws.add_documents("three-ndas", docs)
+    Workbench(SacConfig(workspace=demo_copy), embedder=memo).build("three-ndas", docs, parse_methods("baseline,sac-generic"))
+    at = _ok(_app().switch_page("pages/6_Embedding_map.py").run())
+    at.selectbox(key="map_corpus").set_value("demo-contractnli").run()
+    assert len([m for m in at.multiselect if m.label == "Documents on the map"][0].value) >= 2
+    at.selectbox(key="map_corpus").set_value("three-ndas").run()
+    at.text_input(key="map_query_text").input("Which law governs the agreement?").run()
+    _ok(at)
+    [picker] = [m for m in at.multiselect if m.label == "Documents on the map"]
+    assert len(picker.value) >= 2 and set(picker.value) <= {d.doc_id for d in docs}
+    assert not any("Choose at least two documents" in i.value for i in at.info)
+    assert at.get("plotly_chart")
