@@ -16,11 +16,10 @@ from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, qu
 from sac.evaluation.uncertainty import format_interval, interval_table
 from sac.ingest import catalog
 from sac.ingest.benchmark import load_benchmark
-from sac.ingest.pools import load_pool
+from sac.ingest.pools import attach_pool
 from sac.render import plots
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.summaries.sets import import_summary_sets
-from sac.types import Dataset
 
 app_cache.page_setup("Evaluate", "📈")
 SOURCES = catalog.SOURCES_DIR
@@ -83,9 +82,8 @@ if submitted:
         import_summary_sets(wb.summary_store, benchmarks[bench])
         pool_paths = [Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip()]
         if pool_paths:
-            pool = load_pool(pool_paths, exclude=[d for ds in loaded for d in ds.documents])
-            loaded = [Dataset(ds.name, ds.documents, ds.queries, tuple(pool)) for ds in loaded]
-            st.info(f"Distractor pool: {len(pool)} documents added to every dataset's index.")
+            loaded = attach_pool(loaded, pool_paths)
+            st.info(f"Distractor pool: {len(loaded[0].distractors)} documents added to every dataset's index.")
         result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress)
         result.timings["total"] = round(time.perf_counter() - started, 3)
         settings = {"benchmark": str(benchmarks[bench]), "datasets": [d.name for d in loaded],

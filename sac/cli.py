@@ -85,16 +85,12 @@ def _workbench(args: argparse.Namespace) -> Any:
 
 def _datasets(wb: Any, args: argparse.Namespace) -> list[Dataset]:
     from sac.ingest.benchmark import load_benchmark
-    from sac.ingest.pools import load_pool
+    from sac.ingest.pools import attach_pool
 
     names = [d.strip() for d in args.datasets.split(",")] if getattr(args, "datasets", None) else None
     datasets = load_benchmark(Path(args.benchmark), names)
     import_summary_sets(wb.summary_store, Path(args.benchmark))
-    pool_args = getattr(args, "pool", None)
-    if pool_args:
-        pool = load_pool([Path(p) for p in pool_args], exclude=[d for ds in datasets for d in ds.documents])
-        datasets = [Dataset(ds.name, ds.documents, ds.queries, tuple(pool)) for ds in datasets]
-    return datasets
+    return attach_pool(datasets, [Path(p) for p in getattr(args, "pool", None) or ()])
 
 
 def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Document]]:

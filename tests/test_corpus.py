@@ -23,7 +23,7 @@ from pypdf import PdfReader, PdfWriter
 from sac.errors import CorpusError, NotABenchmarkError
 from sac.ingest.archives import read_zip
 from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
-from sac.ingest.pools import load_pool
+from sac.ingest.pools import attach_pool, load_pool
 from sac.ingest.readers import SUPPORTED_SUFFIXES, merge_documents, read_document_bytes, read_folder, read_path
 from sac.types import Document
 
@@ -505,6 +505,10 @@ def test_nda_pool_drops_the_benchmark_documents():
     assert "pool/contractnli/CBP%20Non-Disclosure%20Form_October2018.txt" in ids
     assert "pool/contractnli/dhs-nda.txt" not in ids
     assert not {d.text for d in pool} & {d.text for d in nli.documents}
+    # The CLI and the Evaluate page add a pool through attach_pool: every dataset gets the same 178.
+    [with_pool] = attach_pool([nli], sources)
+    assert with_pool.distractors == tuple(pool) and with_pool.queries == nli.queries
+    assert attach_pool([nli], []) == [nli]
 
 
 def test_cuad_pool_drops_the_benchmark_documents():

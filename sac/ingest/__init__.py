@@ -13,13 +13,14 @@ if TYPE_CHECKING:
     from sac.ingest.archives import read_zip
     from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
     from sac.ingest.catalog import DEMO_DIR, DEMO_NAME, find_corpus, list_corpora, load_dataset, save_benchmark
-    from sac.ingest.pools import load_pool
+    from sac.ingest.pools import attach_pool, load_pool
     from sac.ingest.readers import SUPPORTED_SUFFIXES, merge_documents, read_document_bytes, read_folder, read_path
 
 _EXPORTS = {
     "DEMO_DIR": "catalog",
     "DEMO_NAME": "catalog",
     "SUPPORTED_SUFFIXES": "readers",
+    "attach_pool": "pools",
     "find_corpus": "catalog",
     "list_corpora": "catalog",
     "load_benchmark": "benchmark",
@@ -38,6 +39,7 @@ __all__ = [
     "DEMO_DIR",
     "DEMO_NAME",
     "SUPPORTED_SUFFIXES",
+    "attach_pool",
     "find_corpus",
     "list_corpora",
     "load_benchmark",

@@ -16,7 +16,7 @@ from sac.ingest.readers import (
     read_folder,
     read_path,
 )
-from sac.types import Document
+from sac.types import Dataset, Document
 
 logger = logging.getLogger(__name__)
 
@@ -102,3 +102,12 @@ def _contractnli_documents(path: Path) -> list[Document]:
             raise CorpusError(f"{path}: document {i} has an empty \"file_name\" or \"text\"")
         documents.append(Document(f"pool/contractnli/{file_name}", text, f"{path}#{i}"))
     return documents
+
+
+def attach_pool(datasets: Sequence[Dataset], sources: Sequence[Path]) -> list[Dataset]:
+    """``datasets`` with the distractor documents of ``sources`` added to each (the benchmark's own documents,
+    and copies of them, left out); unchanged when ``sources`` is empty. The CLI and the Evaluate page use it."""
+    if not sources:
+        return list(datasets)
+    pool = tuple(load_pool(sources, exclude=[d for ds in datasets for d in ds.documents]))
+    return [Dataset(ds.name, ds.documents, ds.queries, pool) for ds in datasets]
