@@ -3,7 +3,9 @@ progress lines with a time estimate, and one display name per document."""
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -15,23 +17,29 @@ from sac.workspace import append_jsonl, file_lock, read_jsonl
 DOC = Document("nda/Acme NDA.txt", "Mutual Non-Disclosure Agreement between Acme Corp and Beta LLC.")
 
 
-def _edit_many(root: str, worker: int, n: int) -> None:
-    store = SummaryStore(Path(root))
-    for i in range(n):
-        store.save_edit(DOC, "generic", f"edit {i} from process {worker}")
+ROOT = Path(__file__).resolve().parents[1]
+EDIT_MANY = """
+import sys
+from pathlib import Path
+from sac.summaries.store import SummaryStore
+from sac.types import Document
+doc = Document("nda/Acme NDA.txt", "Mutual Non-Disclosure Agreement between Acme Corp and Beta LLC.")
+store = SummaryStore(Path(sys.argv[1]))
+for i in range(int(sys.argv[3])):
+    store.save_edit(doc, "generic", f"edit {i} from process {sys.argv[2]}")
+"""
 
 
 def test_summary_edits_from_two_processes_at_once_lose_no_version(tmp_path):
     """Each edit reads the versions file, adds one and rewrites it: without a lock across processes two
     CLI runs (or app servers) on one workspace overwrite each other's versions."""
     root = tmp_path / "summaries"
-    ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_edit_many, args=(str(root), w, 25)) for w in range(2)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", EDIT_MANY, str(root), str(w), "25"], cwd=ROOT, env=env,
+                              stderr=subprocess.PIPE, text=True) for w in range(2)]
     for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
     versions = SummaryStore(root)._versions(DOC.content_hash, "generic")
     assert sorted(v.version for v in versions) == list(range(1, 51))
     assert {v.text for v in versions} == {f"edit {i} from process {w}" for i in range(25) for w in range(2)}
