@@ -360,18 +360,17 @@ class ProgressReporter:
         self._bars[stage].progress(status.fraction, text=status.text)
 
 
-CHUNKING_LABELS = {
-    "merged": "merged: pieces with fewer than 25 non-space characters join a neighbour (default, no blank hits)",
-    "paper": "paper: the paper's splitter exactly, whitespace pieces kept (to reproduce its tables)",
-}
+CHUNKING_LABELS = {"merged": "merged (default)", "paper": "paper's splitter"}
+CHUNKING_HELP = ("merged: the paper's splitter, then pieces with fewer than 25 non-space characters join a neighbour, "
+                 "so no hit is blank. paper's splitter: exactly the paper's chunks, whitespace pieces kept, to reproduce "
+                 "its tables. Indexes are kept per chunking: switching builds (or uses) the other set of indexes.")
 
 
 def chunking_select(key: str) -> None:
     """The chunking setting (shared by every page of this session): merged by default, paper one switch away."""
     current = settings()["chunking"]
     choice = st.selectbox("Chunking", list(CHUNKING_LABELS), index=list(CHUNKING_LABELS).index(current), key=key,
-                          format_func=CHUNKING_LABELS.get,
-                          help="Indexes are kept per chunking: switching builds (or uses) the other set of indexes.")
+                          format_func=CHUNKING_LABELS.get, help=CHUNKING_HELP)
     if choice != current:
         set_settings(chunking=choice)
 
