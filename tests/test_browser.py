@@ -221,3 +221,26 @@ def test_hostile_document_shows_as_text_and_nothing_runs(app_url, page):
     assert page.locator(".sac-hit").first.is_visible()  # the injected <style> hid nothing
     assert page.dialogs == []
     assert not [line for line in page.console_lines if "__sacXss" in line or "ran" in line.split(": ", 1)[-1]]
+
+
+PAGE_PATHS = ["", "Corpus", "Summaries", "Compare", "Evaluate", "Review", "Embedding_map"]
+
+
+def test_every_page_fits_a_1280_by_800_screen_without_horizontal_scroll(app_url, browser):
+    """Each page on the demo, at a laptop's 1280×800: it renders without an error box, and neither the page
+    nor its main column scrolls sideways (wide tables scroll inside themselves). Screenshots in test-artifacts."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        for path in PAGE_PATHS:
+            _open(page, f"{app_url}/{path}")
+            name = path or "Home"
+            page.screenshot(path=str(ARTIFACTS / f"page-1280-{name}.png"), full_page=True)
+            assert page.locator("[data-testid=stException]").count() == 0, name
+            widths = page.evaluate(
+                "() => { const main = document.querySelector('[data-testid=stMain]');"
+                " return [document.documentElement.scrollWidth, window.innerWidth,"
+                " main ? main.scrollWidth : 0, main ? main.clientWidth : 0]; }")
+            assert widths[0] <= widths[1] and widths[2] <= widths[3] + 1, (name, widths)
+    finally:
+        context.close()
