@@ -436,10 +436,13 @@ class Index:
                             found[rid] = np.asarray(vector, dtype=np.float32)
         return found
 
+    def _stored_metadata(self) -> dict[str, Any]:
+        """The collection's metadata as the store holds it now (another process may have written it)."""
+        with self._chroma("reading the index metadata"):
+            return dict(self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {})
+
     def _stored_fingerprint(self) -> str:
-        with self._chroma("reading the index fingerprint"):
-            meta = self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {}
-        return str(meta.get("sac_fingerprint", ""))
+        return str(self._stored_metadata().get("sac_fingerprint", ""))
 
     def _set_fingerprint(self, value: str, *, complete: bool) -> None:
         """Record what the index was built from, and whether its last build (or removal) ran to the end."""
@@ -451,11 +454,7 @@ class Index:
 
     def is_complete(self) -> bool:
         """Whether the index exists and its last build ran to the end (read from the store, not a cache)."""
-        if not self.exists():
-            return False
-        with self._chroma("reading the index state"):
-            meta = self._client.get_collection(self.key.collection_name, embedding_function=None).metadata or {}
-        return _complete(meta)
+        return self.exists() and _complete(self._stored_metadata())
 
     def require_complete(self) -> None:
         """Raise IndexNotBuiltError / IndexIncompleteError unless the index can be searched as a whole."""
