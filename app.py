@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import streamlit as st
 
@@ -12,6 +10,7 @@ from sac.errors import SacError
 from sac.evaluation.runs import corpus_name, list_runs
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
+from sac.jobs import BuildStep
 from sac.retrieval.methods import BASE_METHODS, parse_methods
 from sac.summaries.sets import import_summary_sets
 
@@ -27,21 +26,15 @@ LLM_METHODS = ("sac-generic-llm", "sac-expert-llm")
 
 
 def load_demo(datasets: list[str] | None, llm: bool = False) -> None:
-    """Index the demo datasets with the three methods (and the shipped LLM summary sets), with a progress bar per stage."""
+    """Start indexing the demo in the background: the three paper methods of every dataset first (Compare can
+    use each index as soon as it is complete), then the two built from the shipped LLM summary sets."""
     wb = app_cache.workbench()
-    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
-    started = time.perf_counter()
     import_summary_sets(wb.summary_store, DEMO_DIR)
-    for ds in load_benchmark(DEMO_DIR, datasets):
-        names = [*BASE_METHODS, *(LLM_METHODS if llm else ())]
-        reports = wb.build(corpus_name(DEMO_NAME, ds), ds.documents, parse_methods(",".join(names)),
-                           progress=lambda stage, done, total, name=ds.name: progress(f"{name} · {stage}", done, total))
-        added = sum(r.embedded for r in reports.values())
-        kept = sum(r.kept for r in reports.values())
-        app_cache.flash("info", f"{ds.name}: {len(ds.documents)} documents, {added:,} chunks embedded, "
-                                f"{kept:,} already indexed.")
-    app_cache.invalidate()
-    app_cache.flash("success", f"Demo loaded in {time.perf_counter() - started:.0f} s. Open **Compare** to see DRM at work.")
+    loaded = load_benchmark(DEMO_DIR, datasets)
+    rounds = [BASE_METHODS, *([LLM_METHODS] if llm else [])]
+    steps = [BuildStep(corpus_name(DEMO_NAME, ds), ds.documents, tuple(parse_methods(",".join(names))), label=ds.name)
+             for names in rounds for ds in loaded]
+    app_cache.start_build(wb, "Demo", steps, note="Open **Compare** to see DRM at work.")
     st.rerun()
 
 
@@ -99,7 +92,11 @@ choice = st.radio("Datasets to load", list(DEMO_CHOICES), format_func=DEMO_CHOIC
                   key="home_demo_datasets", horizontal=False)
 with_llm = st.checkbox("Also build sac-generic-llm and sac-expert-llm from the shipped LLM summaries", value=True,
                        key="home_demo_llm", help="Two more indexes: about two thirds more time.")
-if st.button("Load the demo corpus", type="primary", key="home_load_demo"):
+running = app_cache.jobs().running()
+if running is not None:
+    st.info(f"{running.label} is being built in the background: its progress is in the sidebar on every page. "
+            "Compare can search each index as soon as it is complete.", icon=":material/hourglass_top:")
+if st.button("Load the demo corpus", type="primary", key="home_load_demo", disabled=running is not None):
     try:
         load_demo(["contractnli"] if choice == "contractnli" else None, llm=with_llm)
     except SacError as err:

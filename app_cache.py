@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
+from sac import jobs as sac_jobs
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
@@ -76,10 +77,14 @@ class LazyEmbedder:
     def __init__(self, cfg: SacConfig, name: str) -> None:
         self._cfg = cfg
         self.name = name
+        self._model: Any = None
 
     @property
     def model(self) -> Any:
-        return _load_embedder(self._cfg, self._cfg.embedder, self._cfg.embed_batch_size)
+        # Kept once loaded: a background build embeds through it without touching Streamlit's caches.
+        if self._model is None:
+            self._model = _load_embedder(self._cfg, self._cfg.embedder, self._cfg.embed_batch_size)
+        return self._model
 
     @property
     def dim(self) -> int:
@@ -177,7 +182,12 @@ def incomplete_methods(wb: Workbench, corpus: str) -> dict[str, int]:
 
 
 def incomplete_notice(wb: Workbench, corpus: str) -> None:
-    """A warning naming every incomplete index of ``corpus``: they are not searched until finished."""
+    """While a build of ``corpus`` runs, a note that it is being built; otherwise a warning naming every incomplete
+    index of ``corpus``: they are not searched until finished."""
+    if jobs().building(corpus):
+        st.info("This corpus is being built now (progress in the sidebar). Each index is searched as soon as it is "
+                "complete.", icon=":material/hourglass_top:")
+        return
     partial = incomplete_methods(wb, corpus)
     if partial:
         listed = ", ".join(f"{m} ({n:,} chunks so far)" for m, n in partial.items())
@@ -271,6 +281,55 @@ def snapshot(wb: Workbench, corpus: str, method: str) -> IndexSnapshot:
     return index_snapshot.snapshot(wb.client, wb.index(corpus, parse_method(method)))
 
 
+# -- background builds ---------------------------------------------------------------------
+MY_JOBS_KEY = "sac_my_jobs"  # session state: ids of the jobs this session started
+JOB_GENERATION_KEY = "sac_job_generation"  # session state: (job id, generation) this session last showed
+
+
+def jobs() -> sac_jobs.JobBoard:
+    """The background builds of this workspace (shared by every session of the server)."""
+    return sac_jobs.board(config().workspace)
+
+
+def start_build(wb: Workbench, label: str, steps: Sequence[sac_jobs.BuildStep], note: str = "") -> sac_jobs.BuildJob:
+    """Start a background build; every page's sidebar shows its progress, and it keeps running when the page is
+    left. Raises SacError while another build of this workspace runs."""
+    _ = wb.embedder.dim  # load the model here, on the page's thread, before the job embeds with it
+    job = jobs().start(sac_jobs.BuildJob(wb, label, steps, on_change=invalidate, note=note))
+    st.session_state.setdefault(MY_JOBS_KEY, []).append(job.job_id)
+    st.session_state[JOB_GENERATION_KEY] = (job.job_id, -1)
+    return job
+
+
+def _job_panel() -> None:
+    """The sidebar's build panel: the running build (whoever started it), or how this session's last build ended.
+    While a build runs it refreshes every second, and reruns the page each time an index is completed."""
+    job = jobs().latest()
+    if job is None:
+        return
+    status = job.status()
+    if not status.running and status.job_id not in st.session_state.get(MY_JOBS_KEY, ()):
+        return  # another session's finished build: its indexes are listed, there is nothing to report here
+    with st.container(border=True, key="sac_job_panel"):
+        if status.running:
+            st.progress(status.fraction, text=status.overall)
+            st.caption(status.stage)
+            st.caption("Runs in the background: other pages can be used meanwhile.")
+        else:
+            for kind, text in status.messages:
+                getattr(st, kind)(text)
+    seen = st.session_state.get(JOB_GENERATION_KEY)
+    st.session_state[JOB_GENERATION_KEY] = (status.job_id, status.generation)
+    if seen is not None and seen[0] == status.job_id and seen[1] != status.generation and seen[1] >= 0:
+        st.rerun(scope="app")  # an index was completed (or the build ended): show it on the page
+
+
+def job_panel() -> None:
+    job = jobs().latest()
+    running = job is not None and job.status().running
+    st.fragment(_job_panel, run_every=1.0 if running else None)()
+
+
 def invalidate() -> None:
     """Forget cached listings, summaries and search results after anything was written."""
     _indexes.clear()
@@ -324,6 +383,7 @@ def page_setup(title: str | None, icon: str) -> None:
             st.page_link(path, label=label, icon=nav_icon)
         with st.expander("Glossary", icon=":material/help:"):
             st.markdown(GLOSSARY)
+        job_panel()
 
 
 FLASH_KEY = "sac_flash"

@@ -2,14 +2,17 @@
 
 Drives the real pages in this process (Streamlit's AppTest, the packaged model, an embedded Chroma store in a
 fresh temporary workspace) exactly as the README's first visit does:
-1. Home: choose the datasets and click **Load the demo corpus** (the three paper methods, and the two
-   built from the shipped LLM summary sets unless ``--no-llm``); timed from the click until "Demo loaded".
-2. Compare: the first benchmark question of the dataset, three methods, k = 8; timed from opening the page
-   to the answer (the model is already loaded by step 1, as it is in the app).
-Prints both, the chunks embedded, and the machine's load before and after (rerun when it is above 2).
+1. Home: choose the datasets and click **Load the demo corpus**. The build runs in the background (``sac.jobs``):
+   the three paper methods of each dataset first, then the two built from the shipped LLM summary sets
+   (unless ``--no-llm``).
+2. Compare, as soon as ContractNLI's baseline, sac-generic and sac-expert indexes are complete: the first
+   benchmark question, three methods, k = 8. Timed from the click to the answer ("useful"), while the rest
+   of the demo is still building.
+3. The whole build: timed from the click until the job ends.
+Prints the times, the chunks embedded, and the machine's load before and after (rerun when it is above 2).
 
     python bench/demo_first_minute.py                    # ContractNLI only
-    python bench/demo_first_minute.py --datasets both    # ContractNLI and CUAD (the Home page's default)
+    python bench/demo_first_minute.py --datasets both    # ContractNLI and CUAD
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from common import RESULTS, write_json  # noqa: E402
+
+from sac.config import SacConfig  # noqa: E402
+from sac.index.store import list_indexes, make_client  # noqa: E402
+from sac.jobs import board  # noqa: E402
+
+PAPER = {"baseline", "sac-generic", "sac-expert"}
 
 
 def load() -> list[float]:
@@ -48,25 +57,35 @@ def main() -> int:
         home.checkbox(key="home_demo_llm").set_value(not args.no_llm)
         started = time.perf_counter()
         home.button(key="home_load_demo").click().run()
-        loaded = time.perf_counter() - started
-        if home.exception or not any("Demo loaded" in s.value for s in home.success):
-            print("the demo did not load:", [e.value for e in home.exception], file=sys.stderr)
-            return 1
-        embedded = [i.value for i in home.info]
+        client = make_client(SacConfig.from_env())
+        while not PAPER <= {i.method for i in list_indexes(client) if i.corpus == "demo-contractnli" and i.complete}:
+            if not board(os.environ["SAC_WORKSPACE"]).running():
+                break
+            time.sleep(0.2)
         compare = home.switch_page("pages/3_Compare.py")
-        started = time.perf_counter()
+        opened = time.perf_counter()
         compare.run()
         first_answer = time.perf_counter() - started
+        answer_s = time.perf_counter() - opened
         hits = sum('class="sac-hit' in m.value for m in compare.markdown)
         if compare.exception or hits != 24:
             print(f"unexpected Compare page: {hits} hits, {compare.exception}", file=sys.stderr)
             return 1
+        board(os.environ["SAC_WORKSPACE"]).wait_idle()
+        loaded = time.perf_counter() - started
+        status = board(os.environ["SAC_WORKSPACE"]).latest().status()
+        if status.state != "done":
+            print("the demo did not load:", status.messages, file=sys.stderr)
+            return 1
+        embedded = [text for kind, text in status.messages if kind == "info"]
     after = load()
     result = {"datasets": args.datasets, "llm_indexes": not args.no_llm, "load_demo_s": round(loaded, 1),
-              "first_compare_answer_s": round(first_answer, 2), "embedded": embedded,
+              "click_to_first_compare_answer_s": round(first_answer, 1), "compare_page_s": round(answer_s, 2),
+              "embedded": embedded,
               "load_before": before, "load_after": after}
-    print(f"demo ({args.datasets}, {'5' if not args.no_llm else '3'} methods): loaded in {loaded:.1f} s "
-          f"from the click; first Compare answer {first_answer:.2f} s after; load {before} -> {after}")
+    print(f"demo ({args.datasets}, {'5' if not args.no_llm else '3'} methods): first Compare answer (three paper "
+          f"methods on ContractNLI) {first_answer:.1f} s after the click (the page itself {answer_s:.2f} s); whole demo "
+          f"built {loaded:.1f} s after the click; load {before} -> {after}")
     for line in embedded:
         print("  " + line)
     write_json(RESULTS / f"demo-first-minute-{args.datasets}.json", result)

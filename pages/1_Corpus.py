@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -18,6 +17,7 @@ from sac.ingest.archives import read_zip
 from sac.ingest.benchmark import load_benchmark_zip
 from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
+from sac.jobs import BuildStep
 from sac.protocols import Summarizer
 from sac.render import plots
 from sac.render.map import document_risk_figure
@@ -99,25 +99,39 @@ def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> 
             for s in LLM_METHOD_STRATEGIES if f"sac-{s}" in methods]
 
 
-def build(wb: Any, corpus: str, documents: list[Document], methods: list[str], llm: dict[str, Any] | None,
-          progress: app_cache.ProgressReporter) -> None:
-    """Every index; LLM summaries (when asked) are made while the other indexes embed. Reports what each sync did."""
-    parsed = parse_methods(",".join(methods))
-    started = time.perf_counter()
+def build_step(wb: Any, corpus: str, documents: list[Document], methods: list[str],
+               llm: dict[str, Any] | None) -> BuildStep:
+    """One corpus's part of a background build; LLM summaries (when asked) are made while the other indexes embed."""
     summarizers = llm_summarizers(wb, llm, methods)
     if summarizers:
         # Shown before the first request (and kept with the result); requests go out llm_concurrency at a time.
         estimate = (f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
                     f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
                     "summaries are kept if this stops.")
-        st.info(estimate)
-        st.session_state.setdefault("corpus_reports", []).append(("info", estimate, None))
-    reports = wb.build(corpus, documents, parsed, progress=progress, summarizers=summarizers)
-    rows = [{"method": name, "chunks embedded": r.embedded, "copied from another index": r.copied,
-             "already indexed": r.kept, "removed": r.deleted,
-             "documents changed": r.documents_changed} for name, r in reports.items()]
-    st.session_state.setdefault("corpus_reports", []).append(
-        ("success", f"{corpus}: {len(documents)} documents indexed in {time.perf_counter() - started:.1f} s.", rows))
+        app_cache.flash("info", estimate)
+    return BuildStep(corpus, tuple(documents), tuple(parse_methods(",".join(methods))), tuple(summarizers))
+
+
+def start(wb: Any, label: str, steps: list[BuildStep]) -> None:
+    """Start the build in the background and show it: its progress is in the sidebar on every page."""
+    app_cache.start_build(wb, label, steps)
+    st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1  # empty uploader
+    if st.session_state.get("corpus_shown") != steps[-1].corpus:  # an upload, above the corpus picker: show it
+        st.session_state["corpus_shown"] = steps[-1].corpus
+    st.rerun()
+
+
+def last_build_report() -> None:
+    """How this session's last build is going or ended, with what each index's sync did."""
+    job = app_cache.jobs().latest()
+    if job is None or job.job_id not in st.session_state.get(app_cache.MY_JOBS_KEY, ()):
+        return
+    status = job.status()
+    if status.running:
+        st.info(f"{status.label} is running in the background (progress in the sidebar, on every page). Leaving this "
+                "page does not stop it.", icon=":material/hourglass_top:")
+    elif status.reports:
+        st.dataframe(pd.DataFrame(status.reports), hide_index=True, key="corpus_last_build")
 
 
 def default_benchmark_name(file_name: str) -> str:
@@ -151,39 +165,35 @@ new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new
 files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a LegalBench-RAG folder as .zip",
                          type=UPLOAD_TYPES, accept_multiple_files=True,
                          key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
-if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"]):
-    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
-    built_corpus = None
+building = app_cache.jobs().running() is not None
+if st.button("Add and build indexes", type="primary", key="corpus_build",
+             disabled=building or not files or not choice["methods"],
+             help="Runs in the background; one build at a time." if building else None):
+    progress = app_cache.ProgressReporter(st.container(), unit="files")
     try:
         documents, benchmarks = read_uploads(files, progress)
+        steps: list[BuildStep] = []
         for file_name, datasets in benchmarks.items():
             name = default_benchmark_name(file_name)
             save_benchmark(ws, name, datasets)
             app_cache.flash("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
                                     "Compare and Evaluate.")
-            for ds in datasets:
-                built_corpus = corpus_name(name, ds)
-                build(wb, built_corpus, list(ds.documents), choice["methods"], choice["llm"], progress)
+            steps += [build_step(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"])
+                      for ds in datasets]
         if documents:
-            built_corpus = new_name.strip() if target == "(new corpus)" else target
-            all_docs = ws.add_documents(built_corpus, documents)
-            build(wb, built_corpus, all_docs, choice["methods"], choice["llm"], progress)
+            corpus = new_name.strip() if target == "(new corpus)" else target
+            all_docs = ws.add_documents(corpus, documents)
+            steps.append(build_step(wb, corpus, all_docs, choice["methods"], choice["llm"]))
+        if steps:
+            start(wb, f"Building {', '.join(dict.fromkeys(s.corpus for s in steps))}", steps)
         elif not benchmarks:
             st.warning("No document could be read.")
     except SacError as err:
         st.error(str(err))
-        built_corpus = None
     finally:
         app_cache.invalidate()
-    if built_corpus is not None:  # show what was just built, with an empty uploader
-        st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1
-        st.session_state["corpus_shown"] = built_corpus
-        st.rerun()
     app_cache.show_flashes()  # nothing built: the files' errors now
-for kind, message, rows in st.session_state.pop("corpus_reports", []):
-    getattr(st, kind)(message)
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+last_build_report()
 
 st.subheader("3 · Documents")
 entries = app_cache.corpora()
@@ -202,18 +212,13 @@ built = app_cache.built_methods(wb, shown)
 partial = app_cache.incomplete_methods(wb, shown)
 st.caption(f"{len(data.documents)} documents · {len(data.queries)} benchmark questions · indexes built with the "
            f"current settings: {', '.join(built) or 'none'}")
-if partial:
-    app_cache.incomplete_notice(wb, shown)
+app_cache.incomplete_notice(wb, shown)
+if partial and not building:
     if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):
-        progress = app_cache.ProgressReporter(st.container(), unit="chunks")
         try:
-            wb.build(shown, list(data.documents), parse_methods(",".join(partial)), progress=progress)
-            app_cache.flash("success", f"Finished {', '.join(partial)}.")
+            start(wb, f"Finishing {shown}", [BuildStep(shown, data.documents, tuple(parse_methods(",".join(partial))))])
         except SacError as err:
-            app_cache.flash("error", str(err))
-        finally:
-            app_cache.invalidate()
-        st.rerun()
+            st.error(str(err))
 frame = pd.DataFrame([
     {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
     for d in data.documents
@@ -248,15 +253,11 @@ with cols[0]:
                        else "Add sac-generic-llm or sac-expert-llm to the methods to build to summarise with this endpoint.")
         except SacError as err:
             st.error(str(err))
-    if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=not choice["methods"],
-                 help="Embeds only what is missing or changed; the methods chosen above."):
-        progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=building or not choice["methods"],
+                 help="Embeds only what is missing or changed; the methods chosen above. Runs in the background."):
         try:
-            build(wb, shown, list(data.documents), choice["methods"], choice["llm"], progress)
-            app_cache.invalidate()
-            st.rerun()
+            start(wb, f"Building {shown}", [build_step(wb, shown, list(data.documents), choice["methods"], choice["llm"])])
         except SacError as err:
-            app_cache.invalidate()
             st.error(str(err))
 with cols[1]:
     if by_name[shown].kind == "upload":

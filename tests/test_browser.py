@@ -14,6 +14,7 @@ Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from sac.ingest.benchmark import load_benchmark
+from sac.types import document_title
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +58,34 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+ALCO_QUESTION = "Governing law of the agency agreement between GE Capital and Duckwall-Alco"
+
+
+def _alco_corpus() -> list:
+    """The demo CUAD contract behind the blank-hit report (the ALCO agency agreement) and three other demo contracts."""
+    cuad = load_benchmark(ROOT / "data" / "demo", ["cuad"])[0]
+    alco = next(d for d in cuad.documents if "ALCOSTORES" in d.doc_id)
+    return [alco, *[d for d in cuad.documents if d is not alco][:3]]
+
+
+def _add_corpora(workspace: Path, memo) -> None:
+    """Two uploaded corpora beside the demo, built before the server starts: ``alco`` (sac-generic, default
+    chunking) and ``three-ndas`` (baseline and sac-expert), whose sac-expert build is then cut short."""
+    from sac.config import SacConfig
+    from sac.retrieval.methods import parse_methods
+    from sac.workbench import Workbench
+    from sac.workspace import Workspace
+    from tests.conftest import interrupt_index
+
+    wb = Workbench(SacConfig(workspace=workspace), embedder=memo)
+    ws = Workspace(workspace)
+    alco = ws.add_documents("alco", _alco_corpus())
+    wb.build("alco", alco, parse_methods("sac-generic"))
+    ndas = ws.add_documents("three-ndas", list(load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents[:3]))
+    wb.build("three-ndas", ndas, parse_methods("baseline,sac-expert"))
+    interrupt_index(workspace, "three-ndas", "sac-expert", ndas[0].doc_id)
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory, request):
     """A real `streamlit run app.py` on a free loopback port with its own workspace: a copy of the session's
@@ -68,6 +98,7 @@ def app_url(tmp_path_factory, request):
         pytest.fail(f"{CHROMIUM} is missing on CI: .ci/run installs Debian's chromium")
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
     shutil.copytree(request.getfixturevalue("demo_workspace"), workspace)
+    _add_corpora(workspace, request.getfixturevalue("memo"))
     port = _free_port()
     env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
     env.pop("OPENAI_API_KEY", None)
@@ -149,11 +180,11 @@ def test_demo_compare_highlights_ground_truth_and_flags_wrong_documents(app_url,
     page.get_by_text("ContractNLI only", exact=False).click()
     _settle(page)
     page.get_by_role("button", name="Load the demo corpus").click()
-    page.get_by_text("Demo loaded", exact=False).wait_for(timeout=600_000)
+    page.get_by_text("Demo: done in", exact=False).wait_for(timeout=600_000)
     _settle(page)
-    # Corpora indexed (only demo-contractnli), indexes, summary sets, runs: the three contractnli indexes and the two from the shipped
-    # LLM summary sets are listed.
-    assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["1", "5"]
+    # Corpora indexed (demo-contractnli and the two uploaded corpora), indexes: the three contractnli indexes, the two
+    # from the shipped LLM summary sets, alco's one and three-ndas' two.
+    assert page.locator("[data-testid=stMetricValue]").all_inner_texts()[:2] == ["3", "8"]
     # The navigation names the home page "Home" (not the file name "app") and offers the glossary everywhere.
     sidebar = page.locator("[data-testid=stSidebar]").inner_text()
     assert "Home" in sidebar and "Embedding map" in sidebar and "Glossary" in sidebar
@@ -244,3 +275,101 @@ def test_every_page_fits_a_1280_by_800_screen_without_horizontal_scroll(app_url,
             assert widths[0] <= widths[1] and widths[2] <= widths[3] + 1, (name, widths)
     finally:
         context.close()
+
+
+HIT_HEAD = re.compile(r"#(\d+) · (.+?) · score [\d.]+ \[(\d+), (\d+)\)")
+
+
+def _column_hits(page, method: str) -> list[tuple[str, int, int]]:
+    """(document title, start, end) of every hit card under the method's heading on Compare."""
+    column = page.locator("[data-testid=stColumn]").filter(has=page.get_by_role("heading", name=method, exact=True))
+    hits = []
+    for head in column.first.locator(".sac-hit-head").all_inner_texts():
+        found = HIT_HEAD.search(" ".join(head.split()))
+        assert found, head
+        hits.append((found.group(2), int(found.group(3)), int(found.group(4))))
+    return hits
+
+
+def test_no_blank_hit_for_the_question_that_names_its_contract(app_url, page):
+    """The report's question on the ALCO agency agreement: every sac-generic hit is real text (25 or more non-space
+    characters), where the paper's splitter filled the top 8 with newline-only chunks (tests/test_methods.py)."""
+    _open(page, _compare_url(app_url, cmp_corpus="alco", cmp_source="Your own question", cmp_query_text=ALCO_QUESTION))
+    page.wait_for_selector(".sac-hit", timeout=120_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "browser-alco-no-blank-hits.png"), full_page=True)
+    texts = {document_title(d.doc_id): d.text for d in _alco_corpus()}
+    hits = _column_hits(page, "sac-generic")
+    assert len(hits) == 8
+    assert any("ALCO" in title.upper() for title, _, _ in hits)  # the named contract is found
+    for title, start, end in hits:
+        assert len("".join(texts[title][start:end].split())) >= 25, (title, start, end, texts[title][start:end])
+
+
+def test_an_interrupted_build_is_shown_and_finished_in_one_click(app_url, page):
+    _open(page, _compare_url(app_url, cmp_corpus="three-ndas", cmp_source="Your own question",
+                             cmp_query_text="Which law governs the agreement?"))
+    page.wait_for_selector(".sac-hit", timeout=120_000)
+    warning = page.get_by_text("Incomplete index: sac-expert", exact=False)
+    assert warning.is_visible()
+    assert [h.inner_text() for h in page.locator("h3").all()][:1] == ["baseline"]
+    assert page.get_by_role("heading", name="sac-expert", exact=True).count() == 0  # never searched while incomplete
+    page.screenshot(path=str(ARTIFACTS / "browser-interrupted-compare.png"), full_page=True)
+
+    _open(page, f"{app_url}/Corpus")
+    picker = page.get_by_role("combobox", name="Corpus", exact=True)
+    picker.click()
+    page.get_by_role("option", name="three-ndas", exact=False).first.click()
+    _settle(page)
+    page.get_by_role("button", name="Finish building sac-expert").click()
+    sidebar = page.locator("[data-testid=stSidebar]")
+    sidebar.get_by_text("Finishing three-ndas: done in", exact=False).wait_for(timeout=300_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "browser-interrupted-finished.png"), full_page=True)
+    assert page.get_by_text("Incomplete index", exact=False).count() == 0
+
+    _open(page, _compare_url(app_url, cmp_corpus="three-ndas", cmp_source="Your own question",
+                             cmp_query_text="Which law governs the agreement?"))
+    page.wait_for_selector(".sac-hit", timeout=120_000)
+    _settle(page)
+    assert [h.inner_text() for h in page.locator("h3").all()][:2] == ["baseline", "sac-expert"]
+    assert page.get_by_text("Incomplete index", exact=False).count() == 0
+
+
+def test_a_pin_belongs_to_its_question(app_url, page):
+    _open(page, _compare_url(app_url, cmp_corpus="demo-contractnli", cmp_source="Your own question",
+                             cmp_query_text="Which law governs the agreement?"))
+    page.wait_for_selector(".sac-hit", timeout=120_000)
+    assert page.locator(".sac-badge-wrong").count() == 0  # no pin, no known document: nothing is flagged
+    page.get_by_role("combobox", name="The document this question is about", exact=False).click()
+    page.get_by_role("option", name="AGProjects-NDA", exact=True).click()
+    _settle(page)
+    page.locator(".sac-badge-wrong").first.wait_for(timeout=60_000)  # pinned: hits from the other NDAs are flagged
+    assert "cmp_pin=" in page.url and "AGProjects" in page.url  # the pin is in the link, with its question
+    box = page.get_by_role("textbox", name="Your question")
+    box.fill("How long do the confidentiality obligations last?")
+    box.press("Enter")
+    page.get_by_text("Unpinned AGProjects-NDA", exact=False).wait_for(timeout=60_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "browser-pin-cleared.png"), full_page=True)
+    assert page.locator(".sac-badge-wrong").count() == 0 and page.locator(".sac-hit").count() > 0
+    assert "AGProjects" not in urllib.parse.unquote(page.url)
+
+
+def test_the_map_after_a_corpus_switch_shows_the_new_corpus(app_url, page):
+    _open(page, f"{app_url}/Embedding_map")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+    picker = page.get_by_role("combobox", name="Corpus", exact=True)
+    picker.click()
+    page.get_by_role("option", name="alco", exact=False).first.click()
+    _settle(page)
+    box = page.get_by_role("textbox", name="Question")
+    if box.count():
+        box.fill(ALCO_QUESTION)
+        box.press("Enter")
+        _settle(page)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+    page.screenshot(path=str(ARTIFACTS / "browser-map-after-switch.png"), full_page=True)
+    assert page.get_by_text("Choose at least two documents").count() == 0
+    legend = " ".join(page.locator(".js-plotly-plot .legendtext").evaluate_all("els => els.map(e => e.textContent)"))
+    assert "ALCO" in legend.upper() and "AGProjects" not in legend

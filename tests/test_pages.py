@@ -20,6 +20,7 @@ from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
 from sac.workspace import Workspace
+from tests.conftest import finish_build, interrupt_index
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -339,7 +340,11 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     assert not at.exception
     errors = [e.value for e in at.error]
     assert len(errors) == 2 and any("broken.pdf" in e for e in errors) and any("image.png" in e for e in errors)
-    assert any("uploads: 3 documents indexed" in s.value for s in at.success)
+    assert not at.file_uploader(key="corpus_files_1").value  # the uploader is empty again
+    finish_build(at)
+    assert any("uploads: 3 documents indexed" in i.value for i in at.info)
+    assert any("Building uploads: done in" in s.value for s in at.success)
+    assert set(_frame(at, "method", "chunks embedded")["method"]) == {"baseline", "sac-expert"}
     ws = Workspace(demo_copy)
     assert sorted(d.doc_id for d in ws.load_corpus("uploads")) == ["agprojects.txt", "inner/policy.html", "notes.md"]
     counts = {i.method: i.chunks for i in list_indexes(_client(demo_copy)) if i.corpus == "uploads"}
@@ -385,7 +390,8 @@ def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy)
         at.button(key="corpus_build").click().run()
         _ok(at)
         assert any("1 summaries to make" in i.value and "estimate: 1 requests" in i.value for i in at.info)
-        assert any("llm-uploads: 1 documents indexed" in s.value for s in at.success)
+        _ok(finish_build(at))
+        assert any("llm-uploads: 1 documents indexed" in i.value for i in at.info)
         assert stub.calls == 1
     ws = Workspace(demo_copy)
     doc = ws.load_corpus("llm-uploads")[0]
@@ -404,7 +410,7 @@ def test_corpus_saves_an_uploaded_benchmark_zip_and_compare_lists_it(demo_copy):
     at.multiselect(key="corpus_methods").set_value(["baseline"]).run()
     at.file_uploader(key="corpus_files_0").set_value([("lbr-mini.zip", _zip(files), "application/zip")]).run()
     at.button(key="corpus_build").click().run()
-    _ok(at)
+    _ok(finish_build(at))
     assert (demo_copy / "benchmarks" / "lbr-mini" / "benchmarks" / "contractnli.json").is_file()
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
     assert "lbr-mini-contractnli" in cmp.selectbox(key="cmp_corpus").options
@@ -423,20 +429,8 @@ def test_a_sac_error_shows_as_a_message_not_a_traceback(demo, monkeypatch):
 
 
 
-def _interrupt(workspace: Path, method: str, doc_id: str) -> int:
-    """What a build killed part-way leaves: some of the index's records missing and the index marked incomplete."""
-    from sac.config import SacConfig
-    from sac.index.store import Index, IndexKey
-
-    [info] = [i for i in list_indexes(_client(workspace)) if i.corpus == "demo-contractnli" and i.method == method]
-    index = Index(_client(workspace), IndexKey(*info.key.as_dict().values()), SacConfig(workspace=workspace))
-    index._set_fingerprint("", complete=False)
-    index._open(create=False).delete(where={"doc_id": doc_id})
-    return index.count()
-
-
 def test_an_interrupted_build_is_shown_everywhere_never_searched_and_finished_in_one_click(demo_copy):
-    left = _interrupt(demo_copy, "sac-expert", "contractnli/NDA_ResConnect.txt")
+    left = interrupt_index(demo_copy, "demo-contractnli", "sac-expert", "contractnli/NDA_ResConnect.txt")
     home = _ok(_app().run())
     state = _frame(home, "method", "state").set_index("method")["state"]
     assert state["sac-expert"].startswith("incomplete") and state["baseline"] == "complete"
@@ -449,7 +443,9 @@ def test_an_interrupted_build_is_shown_everywhere_never_searched_and_finished_in
     assert any("Incomplete index" in w.value for w in corpus.warning)
     corpus.button(key="corpus_finish").click().run()
     _ok(corpus)
-    assert any("Finished sac-expert" in s.value for s in corpus.success)
+    assert not any(b.key == "corpus_finish" for b in corpus.button)  # one build at a time: no second click
+    _ok(finish_build(corpus))
+    assert any("Finishing demo-contractnli: done in" in s.value for s in corpus.success)
     [info] = [i for i in list_indexes(_client(demo_copy)) if i.corpus == "demo-contractnli" and i.method == "sac-expert"]
     assert info.complete and info.chunks > left
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
