@@ -38,7 +38,9 @@ class Workbench:
         self.workspace = Workspace(config.workspace)
         self.summary_store = SummaryStore(self.workspace.summaries_dir)
         self._embedder = embedder
-        self._embedder_injected = embedder is not None  # a caller's own embedder names its indexes
+        # The embedder's part of every index key, decided once here: building and searching read this
+        # attribute, never the name a model reports after loading. A caller's own embedder names its indexes.
+        self.embedder_name: str = str(embedder.name) if embedder is not None else embedder_name(config.embedder)
         self._client = client
         self._lock = threading.Lock()
         self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
@@ -96,13 +98,6 @@ class Workbench:
     def index(self, corpus: str, method: Method) -> Index:
         key = IndexKey(corpus, method.index_name, self.embedder_name, self.config.chunking_key)
         return Index(self.client, key, self.config)
-
-    @property
-    def embedder_name(self) -> str:
-        """The index-key name of the configured embedder: the same before and after the model loads."""
-        if self._embedder is not None and self._embedder_injected:
-            return str(self._embedder.name)
-        return embedder_name(self.config.embedder)
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
