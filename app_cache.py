@@ -99,6 +99,11 @@ class LazyEmbedder:
     def embed_query(self, text: str) -> Any:
         return self.model.embed_query(text)
 
+    def check_connection(self) -> None:
+        check = getattr(self.model, "check_connection", None)
+        if check is not None:
+            check()
+
 
 @st.cache_resource(show_spinner=False)
 def _client(_cfg: SacConfig, workspace: str, chroma_url: str | None) -> Any:

@@ -159,12 +159,21 @@ class Workbench:
             step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
             method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
+            if not index.exists():
+                self._check_embedder()
             reports[method.index_name] = index.sync(
                 method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
             )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
         return reports
+
+    def _check_embedder(self) -> None:
+        """Let an embeddings server answer one request before a new index is created: a wrong URL, key or
+        model then fails with nothing stored, not with an empty index left behind."""
+        check = getattr(self.embedder, "check_connection", None)
+        if check is not None:
+            check()
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
         """Delete these documents from every index of ``corpus``; returns records removed."""
