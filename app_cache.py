@@ -67,8 +67,16 @@ def _config_key(cfg: SacConfig) -> str:
 
 # -- shared resources ----------------------------------------------------------------------
 @st.cache_resource(show_spinner="Loading the embedding model…")
-def _load_embedder(_cfg: SacConfig, name: str, batch_size: int) -> Any:
+def _load_embedder(_cfg: SacConfig, key: str) -> Any:
     return make_embedder(_cfg)
+
+
+def _embedder_key(cfg: SacConfig) -> str:
+    """The settings that decide the loaded embedder (``embed*``, the server it may share with the LLM, the
+    workspace that caches ONNX exports); keys appear only as whether they are set."""
+    shared = ("llm_base_url", "openai_api_key_set", "workspace")
+    return json.dumps({k: v for k, v in cfg.public_dict().items() if k.startswith("embed") or k in shared},
+                      sort_keys=True)
 
 
 class LazyEmbedder:
@@ -83,7 +91,7 @@ class LazyEmbedder:
     def model(self) -> Any:
         # Kept once loaded: a background build embeds through it without touching Streamlit's caches.
         if self._model is None:
-            self._model = _load_embedder(self._cfg, self._cfg.embedder, self._cfg.embed_batch_size)
+            self._model = _load_embedder(self._cfg, _embedder_key(self._cfg))
         return self._model
 
     @property
@@ -95,6 +103,11 @@ class LazyEmbedder:
 
     def embed_query(self, text: str) -> Any:
         return self.model.embed_query(text)
+
+    def check_connection(self) -> None:
+        check = getattr(self.model, "check_connection", None)
+        if check is not None:
+            check()
 
 
 @st.cache_resource(show_spinner=False)

@@ -9,6 +9,8 @@ Examples:
       --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 --concurrency 1 \\
       --context-chars 4000 --out 'data/demo/summaries/{strategy}.json'
   python -m sac query "What is the governing law?" --benchmark data/demo --dataset cuad --k 8
+  python -m sac eval --datasets contractnli --embedder openai:text-embedding-3-small \\
+      --embed-base-url http://127.0.0.1:8000/v1 --methods baseline
   python -m sac benchmark build all --out bench/.workspace/full --titles both
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
@@ -72,6 +74,7 @@ def _config(args: argparse.Namespace) -> SacConfig:
         workspace=Path(args.workspace) if args.workspace else None,
         chroma_url=args.chroma_url, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
         chunking=args.chunking, summary_chars=args.summary_chars, embedder=args.embedder,
+        embed_device=args.embed_device, embed_base_url=args.embed_base_url,
         llm_model=getattr(args, "model", None), llm_base_url=getattr(args, "base_url", None),
         llm_concurrency=getattr(args, "concurrency", None),
     )
@@ -458,6 +461,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "paper: the paper's splitter exactly, to reproduce its tables (or SAC_CHUNKING)")
     common.add_argument("--summary-chars", type=int, help="target summary length (default 150)")
     common.add_argument("--embedder", help="minilm (default), minilm-onnx, a sentence-transformers name, openai:<model>")
+    common.add_argument("--embed-device", help="where a local embedder runs: auto (default: cuda, else mps, else cpu), "
+                        "cpu, cuda, cuda:N, mps (or SAC_EMBED_DEVICE)")
+    common.add_argument("--embed-base-url", help="OpenAI-compatible embeddings server for openai:<model>, e.g. "
+                        "http://127.0.0.1:8000/v1 (or SAC_EMBED_BASE_URL); its key from SAC_EMBED_API_KEY")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     source = argparse.ArgumentParser(add_help=False)
     source.add_argument("--benchmark", default=str(DEMO_DIR), help="LegalBench-RAG folder (default data/demo)")

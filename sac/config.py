@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,16 @@ MIN_CHUNK_CHARS = 25
 
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 
+# Where a local embedding model runs (sac.embedding.devices resolves "auto"); cuda:<n> picks one GPU of several.
+EMBED_DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
+
+
+def check_embed_device(device: str) -> str:
+    """``device`` if it is a known SAC_EMBED_DEVICE value, else a ConfigError naming the choices."""
+    if device in EMBED_DEVICES or re.fullmatch(r"cuda:\d+", device):
+        return device
+    raise ConfigError(f"Expected SAC_EMBED_DEVICE to be one of {list(EMBED_DEVICES)} or cuda:<n>, got {device!r}")
+
 
 @dataclass(frozen=True)
 class SacConfig:
@@ -26,7 +37,13 @@ class SacConfig:
     chunking: str = "merged"  # "merged": tiny pieces join a neighbour (no blank hits); "paper": the paper's splitter exactly
     summary_chars: int = 150  # target summary length
     embedder: str = "minilm"  # packaged offline model; "minilm-onnx"; any sentence-transformers name or path; "openai:<model>"
-    embed_batch_size: int = 32
+    embed_batch_size: int = 32  # texts per model call (local models) or per request (an embeddings server)
+    embed_device: str = "auto"  # local models: auto (cuda, else mps, else cpu) | cpu | cuda | cuda:<n> | mps
+    embed_base_url: str | None = None  # embeddings server for openai:<model>; None -> llm_base_url (and its key)
+    embed_api_key: str | None = field(default=None, repr=False)  # that server's key; never printed, never written
+    embed_concurrency: int = 4  # embeddings requests in flight at once
+    embed_max_retries: int = 4  # retries of a request after a connection error, timeout, 429 or 5xx
+    embed_timeout_s: float = 120.0  # seconds per embeddings request
     reranker: str = "none"  # for the +rerank option: "lexical" (built in) or a sentence-transformers CrossEncoder
     llm_model: str = "gpt-4o-mini"
     llm_base_url: str | None = None  # any OpenAI-compatible server; None -> api.openai.com
@@ -56,6 +73,17 @@ class SacConfig:
             raise ConfigError(f"Expected summary_chars >= 20, got {self.summary_chars}")
         if self.llm_concurrency < 1:
             raise ConfigError(f"Expected llm_concurrency >= 1, got {self.llm_concurrency}")
+        check_embed_device(self.embed_device)
+        if self.embed_batch_size < 1 or self.embed_concurrency < 1:
+            raise ConfigError(
+                f"Expected embed_batch_size >= 1 and embed_concurrency >= 1, got {self.embed_batch_size} and "
+                f"{self.embed_concurrency}"
+            )
+        if self.embed_max_retries < 0 or self.embed_timeout_s <= 0:
+            raise ConfigError(
+                f"Expected embed_max_retries >= 0 and embed_timeout_s > 0, got {self.embed_max_retries} and "
+                f"{self.embed_timeout_s}"
+            )
         if self.max_file_mb <= 0:
             raise ConfigError(f"Expected max_file_mb > 0, got {self.max_file_mb}")
 
@@ -84,8 +112,8 @@ class SacConfig:
     def public_dict(self) -> dict[str, Any]:
         """The settings without secrets, for run folders and display."""
         out = {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
-        out.pop("openai_api_key")
-        out["openai_api_key_set"] = self.openai_api_key is not None
+        for secret in ("openai_api_key", "embed_api_key"):
+            out[f"{secret}_set"] = out.pop(secret) is not None
         return out
 
 

@@ -25,7 +25,7 @@ class Summarizer(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    name: str  # part of every index key
+    name: str  # e.g. "all-MiniLM-L6-v2", "openai-text-embedding-3-small": sac.embedding.models.embedder_name
     dim: int
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...  # (n, dim) float32, L2-normalised

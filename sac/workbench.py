@@ -38,7 +38,9 @@ class Workbench:
         self.workspace = Workspace(config.workspace)
         self.summary_store = SummaryStore(self.workspace.summaries_dir)
         self._embedder = embedder
-        self._embedder_injected = embedder is not None  # a caller's own embedder names its indexes
+        # The embedder's part of every index key, decided once here: building and searching read this
+        # attribute, never the name a model reports after loading. A caller's own embedder names its indexes.
+        self.embedder_name: str = str(embedder.name) if embedder is not None else embedder_name(config.embedder)
         self._client = client
         self._lock = threading.Lock()
         self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
@@ -96,13 +98,6 @@ class Workbench:
     def index(self, corpus: str, method: Method) -> Index:
         key = IndexKey(corpus, method.index_name, self.embedder_name, self.config.chunking_key)
         return Index(self.client, key, self.config)
-
-    @property
-    def embedder_name(self) -> str:
-        """The index-key name of the configured embedder: the same before and after the model loads."""
-        if self._embedder is not None and self._embedder_injected:
-            return str(self._embedder.name)
-        return embedder_name(self.config.embedder)
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
@@ -164,12 +159,21 @@ class Workbench:
             step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
             method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
+            if not index.exists():
+                self._check_embedder()
             reports[method.index_name] = index.sync(
                 method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
             )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
         return reports
+
+    def _check_embedder(self) -> None:
+        """Let an embeddings server answer one request before a new index is created: a wrong URL, key or
+        model then fails with nothing stored, not with an empty index left behind."""
+        check = getattr(self.embedder, "check_connection", None)
+        if check is not None:
+            check()
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
         """Delete these documents from every index of ``corpus``; returns records removed."""

@@ -1,8 +1,9 @@
 """A local stand-in for an OpenAI-compatible server, for tests.
 
 It is a real HTTP server on 127.0.0.1 (a free port, a background thread) that speaks the parts of the
-OpenAI protocol the project uses: ``POST /v1/chat/completions`` and ``GET /v1/models``. The official
-``openai`` client talks to it through ``base_url=stub.base_url``. Each test scripts it:
+OpenAI protocol the project uses: ``POST /v1/chat/completions``, ``POST /v1/embeddings`` (float or base64
+vectors, as asked) and ``GET /v1/models``. The official ``openai`` client talks to it through
+``base_url=stub.base_url``. Each test scripts it:
 
     with OpenAIStub() as stub:
         stub.push(Status(429), Answer("Supply agreement between A and B."))
@@ -14,19 +15,25 @@ taking the request JSON and returning a string or a behaviour) or ``default`` an
 is recorded in ``requests``; ``max_in_flight`` is the largest number of requests received at once and
 ``max_serving`` the largest number answered at once. ``serial=True`` answers one request at a time, the
 others wait in line, like a llama.cpp server with one slot.
+
+Embeddings have their own queue (``push_embeddings``: ``Status`` and ``Drop`` behaviours), delay
+(``embed_delay_s``) and high-water mark of requests answered at once (``max_embed_in_flight``); with
+``embed_models`` set, another model name gets OpenAI's 404. The vectors are ``trigram_vector``s.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import socket
+import struct
 import sys
 import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -100,6 +107,8 @@ class OpenAIStub:
         delay_s: float = 0.0,
         model: str = "stub-model",
         serial: bool = False,
+        embed_delay_s: float = 0.0,
+        embed_models: Collection[str] | None = None,
     ) -> None:
         self.handler = handler
         self.default = default
@@ -117,6 +126,12 @@ class OpenAIStub:
         self._lock = threading.Lock()
         self._in_flight = 0
         self.embedding_requests: list[dict[str, Any]] = []
+        self.embedding_headers: list[dict[str, str]] = []
+        self.embed_delay_s = embed_delay_s
+        self.embed_models = set(embed_models) if embed_models is not None else None
+        self.max_embed_in_flight = 0
+        self._embed_in_flight = 0
+        self._embed_queue: deque[Behaviour] = deque()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -125,6 +140,11 @@ class OpenAIStub:
     def push(self, *behaviours: Behaviour) -> None:
         with self._lock:
             self._queue.extend(behaviours)
+
+    def push_embeddings(self, *behaviours: Behaviour) -> None:
+        """Answer the next embeddings requests with these (``Status`` or ``Drop``), one per request."""
+        with self._lock:
+            self._embed_queue.extend(behaviours)
 
     @property
     def calls(self) -> int:
@@ -209,9 +229,33 @@ class OpenAIStub:
                 texts = [texts] if isinstance(texts, str) else texts
                 with stub._lock:
                     stub.embedding_requests.append(body)
-                data = [{"object": "embedding", "index": i, "embedding": trigram_vector(t)} for i, t in enumerate(texts)]
-                self._json(200, {"object": "list", "data": data, "model": body.get("model", stub.model),
-                                 "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+                    stub.embedding_headers.append({k.lower(): v for k, v in self.headers.items()})
+                    stub._embed_in_flight += 1
+                    stub.max_embed_in_flight = max(stub.max_embed_in_flight, stub._embed_in_flight)
+                    behaviour = stub._embed_queue.popleft() if stub._embed_queue else None
+                try:
+                    time.sleep(stub.embed_delay_s)
+                    token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+                    model = body.get("model", "")
+                    if stub.api_key is not None and token != stub.api_key:
+                        shown = f"{token[:3]}***{token[-2:]}" if len(token) > 6 else "***"
+                        behaviour = Status(401, f"Incorrect API key provided: {shown}.")
+                    elif behaviour is None and stub.embed_models is not None and model not in stub.embed_models:
+                        behaviour = Status(404, f"The model `{model}` does not exist or you do not have access to it.")
+                    if behaviour is not None:
+                        self._serve(behaviour, body)
+                        return
+                    vectors = [trigram_vector(t) for t in texts]
+                    if body.get("encoding_format") == "base64":  # what the openai client asks for by default
+                        encoded: list[Any] = [base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode() for v in vectors]
+                    else:
+                        encoded = vectors
+                    data = [{"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(encoded)]
+                    self._json(200, {"object": "list", "data": data, "model": model or stub.model,
+                                     "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+                finally:
+                    with stub._lock:
+                        stub._embed_in_flight -= 1
 
             def _not_found(self) -> None:
                 error = {"message": f"Unknown path {self.path}", "type": "invalid_request_error", "code": None}

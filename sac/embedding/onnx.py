@@ -17,6 +17,9 @@ activations quantized per batch at run time). Its vectors differ slightly, so it
 
 Exporting and quantizing need the ``onnx`` package (and torch and transformers, which the PyTorch
 backend needs anyway); running a cached export needs only onnxruntime and tokenizers.
+
+The session runs on CUDA when onnxruntime offers the CUDA execution provider (the ``onnxruntime-gpu``
+wheel) and ``SAC_EMBED_DEVICE`` is ``auto`` or ``cuda``, else on the CPU (``sac.embedding.devices``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from sac.embedding.devices import CUDA_PROVIDER, onnx_providers
 from sac.errors import EmbedderError
 from sac.workspace import file_lock
 
@@ -213,14 +217,19 @@ class OnnxMiniLMEmbedder:
         quantized: run the int8 copy (separate indexes: its vectors differ slightly).
         threads: onnxruntime intra-op threads; default all cores this process may use.
         source: a sentence-transformers folder with mean pooling; default the packaged model.
+        device: a SAC_EMBED_DEVICE setting; ``self.providers`` lists the providers the session runs on.
     """
 
     def __init__(
         self, model_dir: Path, batch_size: int = 32, quantized: bool = False, *,
-        threads: int | None = None, source: Path | None = None,
+        threads: int | None = None, source: Path | None = None, device: str = "auto",
     ) -> None:
+        import onnxruntime as ort
+
         if batch_size < 1:
             raise EmbedderError(f"Expected batch_size >= 1, got {batch_size}")
+        self.device = device
+        self._wanted_providers = onnx_providers(device, ort.get_available_providers())  # before any export
         self.model_dir = Path(model_dir)
         self.batch_size = batch_size
         self.quantized = quantized
@@ -274,11 +283,20 @@ class OnnxMiniLMEmbedder:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         try:
-            return ort.InferenceSession(str(self.model_file), options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(str(self.model_file), options, providers=self._wanted_providers)
         except Exception as err:  # noqa: BLE001 - onnxruntime raises several types here
             raise EmbedderError(
                 f"onnxruntime cannot load {self.model_file}: {err}. Delete the file to export it again."
             ) from err
+        self.providers: list[str] = list(session.get_providers())
+        # onnxruntime-gpu lists the CUDA provider even where CUDA or cuDNN fail to load, and then runs on the CPU.
+        if self.device.startswith("cuda") and CUDA_PROVIDER not in self.providers:
+            raise EmbedderError(
+                f"SAC_EMBED_DEVICE={self.device} but onnxruntime could not start its CUDA provider (it runs on "
+                f"{self.providers}): check the CUDA and cuDNN libraries onnxruntime-gpu needs, or set "
+                "SAC_EMBED_DEVICE=auto or cpu."
+            )
+        return session
 
     # -- embedding -----------------------------------------------------------------------
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
