@@ -20,6 +20,7 @@ import streamlit as st
 from sac import jobs as sac_jobs
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
+from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference
@@ -338,7 +339,10 @@ def _job_panel() -> None:
 
 
 def job_panel() -> None:
-    job = jobs().latest()
+    try:
+        job = jobs().latest()
+    except SacError:
+        return  # bad settings: the page itself says what is wrong
     running = job is not None and job.status().running
     st.fragment(_job_panel, run_every=1.0 if running else None)()
 

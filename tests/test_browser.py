@@ -25,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from sac.ingest.benchmark import load_benchmark
 from sac.types import document_title
@@ -373,3 +374,43 @@ def test_the_map_after_a_corpus_switch_shows_the_new_corpus(app_url, page):
     assert page.get_by_text("Choose at least two documents").count() == 0
     legend = " ".join(page.locator(".js-plotly-plot .legendtext").evaluate_all("els => els.map(e => e.textContent)"))
     assert "ALCO" in legend.upper() and "AGProjects" not in legend
+
+
+def test_a_build_runs_on_while_the_user_moves_to_another_page(app_url, page):
+    """Upload two demo contracts and build; move to Compare while it runs: the sidebar there shows the same
+    build's bar, and when it ends the page reruns by itself and lists the new corpus."""
+    cuad = load_benchmark(ROOT / "data" / "demo", ["cuad"])[0]
+    docs = sorted(cuad.documents, key=lambda d: len(d.text))[-5:-3]  # about 140,000 characters: 20 s or more
+    _open(page, f"{app_url}/Corpus")
+    name_box = page.get_by_role("textbox", name="New corpus name")
+    name_box.fill("background")
+    name_box.press("Enter")
+    _settle(page)
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(files=[
+        {"name": d.doc_id.rsplit("/", 1)[-1], "mimeType": "text/plain", "buffer": d.text.encode("utf-8")} for d in docs])
+    page.locator("[data-testid=stFileUploader]").get_by_text("KB").first.wait_for(timeout=30_000)
+    _settle(page)
+    page.get_by_role("button", name="Add and build indexes").click()
+    sidebar = page.locator("[data-testid=stSidebar]")
+    bar = sidebar.get_by_text("Building background: ", exact=False).first
+    bar.wait_for(timeout=120_000)
+    page.get_by_text("running in the background", exact=False).wait_for(timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "browser-background-corpus.png"), full_page=True)
+
+    # The same session, another page (a click that lands while the sidebar's bar refreshes is clicked again).
+    for _ in range(10):
+        sidebar.get_by_role("link", name="Compare").click()
+        try:
+            page.wait_for_url("**/Compare**", timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    page.get_by_role("heading", name="Compare methods on one question").wait_for(timeout=120_000)
+    assert sidebar.get_by_text("Building background: ", exact=False).first.is_visible()
+    page.screenshot(path=str(ARTIFACTS / "browser-background-compare.png"), full_page=True)
+    sidebar.get_by_text("Building background: done in", exact=False).wait_for(timeout=600_000)
+    _settle(page)
+    page.get_by_role("combobox", name="Corpus", exact=True).click()
+    assert page.get_by_role("option", name="background", exact=False).count() == 1  # listed without a reload
+    page.keyboard.press("Escape")
+    page.screenshot(path=str(ARTIFACTS / "browser-background-done.png"), full_page=True)
