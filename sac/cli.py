@@ -5,6 +5,7 @@ Examples:
   python -m sac eval --datasets contractnli --pool ../shared/data/sources/contractnli/test.json
   python -m sac ingest --benchmark data/demo --methods baseline,sac-expert
   python -m sac ingest --docs contracts/ --corpus mine --methods baseline,sac-generic
+  python -m sac ingest --datasets cuad --chroma-url http://127.0.0.1:8000 --shard 1/2   # 2/2 on another machine
   python -m sac summarize --datasets cuad,contractnli --strategy generic-llm,expert-llm --summarizer openai \\
       --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 --concurrency 1 \\
       --context-chars 4000 --out 'data/demo/summaries/{strategy}.json'
@@ -30,12 +31,13 @@ from typing import TYPE_CHECKING, Any
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError, SacError
 from sac.ingest.catalog import DEMO_DIR, SOURCES_DIR
-from sac.retrieval.methods import BASE_METHODS, check_k, check_query, parse_methods
+from sac.retrieval.methods import BASE_METHODS, Method, check_k, check_query, parse_methods
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset, Document
 
 if TYPE_CHECKING:
     from sac.evaluation.runs import RunFolder
+    from sac.index.shards import Shard
 
 
 
@@ -182,7 +184,12 @@ def cmd_benchmark_build(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from sac.index.shards import parse_shard, require_server
+
+    shard = parse_shard(args.shard) if args.shard else None
     wb = _workbench(args)
+    if shard is not None:
+        require_server(wb.config, shard)  # before any document is read
     methods = parse_methods(args.methods)
     targets: list[tuple[str, list[Document]]] = []
     if args.docs:
@@ -210,11 +217,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             targets.append((corpus_name(Path(args.benchmark).name, ds), list(ds.all_documents)))
     for corpus, documents in targets:
         started = time.perf_counter()
-        reports = wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
-        for name, rep in reports.items():
-            print(f"{corpus} / {name}: {rep.describe()}")
+        reports = wb.build(corpus, documents, methods, progress=_Progress(not args.quiet), shard=shard)
+        if shard is None:
+            for name, rep in reports.items():
+                print(f"{corpus} / {name}: {rep.describe()}")
+        else:
+            _print_shard(wb, corpus, documents, methods, reports, shard)
         print(f"{corpus}: {len(documents)} documents in {time.perf_counter() - started:.1f} s")
     return 0
+
+
+def _print_shard(wb: Any, corpus: str, documents: Sequence[Document], methods: Sequence[Method],
+                 reports: dict[str, Any], shard: Shard) -> None:
+    """What one shard did to each index, and whether the index is complete now."""
+    own = sum(shard.owns(d.doc_id) for d in documents)
+    by_index = {m.index_name: m for m in methods}
+    for name, rep in reports.items():
+        print(f"{corpus} / {name} (shard {shard.label}, {own} of {len(documents)} documents): {rep.describe()}")
+        index = wb.index(corpus, by_index[name])
+        status = index.shard_status()
+        if not index.is_complete():
+            print(f"{corpus} / {name}: index incomplete: {status.describe()}")
+        else:
+            how = f"all {shard.count} shards done" if status.all_done else "its last build ran to the end"
+            print(f"{corpus} / {name}: index complete: {how}")
 
 
 def _summary_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Document]]:
@@ -505,6 +531,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", parents=[common, source], help="build or update indexes")
     p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
     p.add_argument("--docs", nargs="+", help="files or folders to add to --corpus")
+    p.add_argument("--shard", metavar="I/N",
+                   help="index only shard I of N (1-based; a document's shard is a hash of its id), so N processes "
+                   "on N machines fill one Chroma server (--chroma-url); the index is complete when all N are")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(

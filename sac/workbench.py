@@ -17,6 +17,7 @@ from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
 from sac.index import snapshot
+from sac.index.shards import Shard, require_server, sync_shard
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
 from sac.progress import Progress
 from sac.retrieval import options as method_options
@@ -101,7 +102,7 @@ class Workbench:
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
-        progress: Progress | None = None, summarizers: Sequence[Any] = (),
+        progress: Progress | None = None, summarizers: Sequence[Any] = (), shard: Shard | None = None,
     ) -> dict[str, SyncReport]:
         """Bring the index of every method up to date with ``documents``; returns what each sync did.
 
@@ -110,7 +111,14 @@ class Workbench:
         and the local embedder work at the same time; the indexes of those strategies follow. If a
         summarizer fails, the other indexes are still finished (and its finished summaries kept)
         before its error is raised.
+
+        With ``shard``, only that shard's documents are chunked, summarized and written (``documents`` is
+        still the whole corpus: the version every shard must agree on); it needs a Chroma server.
         """
+        doc_hashes = {d.doc_id: d.content_hash for d in documents}
+        if shard is not None:
+            require_server(self.config, shard)
+            documents = [d for d in documents if shard.owns(d.doc_id)]
         relay = _Relay(progress) if progress else None
         waiting = {s.strategy for s in summarizers}
         errors: list[BaseException] = []
@@ -127,7 +135,8 @@ class Workbench:
         worker = threading.Thread(target=summarize, name="sac-build-summaries", daemon=True) if summarizers else None
         if worker:
             worker.start()
-        reports = self._build(corpus, documents, [m for m in methods if m.strategy not in waiting], relay)
+        reports = self._build(corpus, documents, [m for m in methods if m.strategy not in waiting], relay,
+                              doc_hashes, shard)
         if worker:
             while worker.is_alive():
                 worker.join(0.2)
@@ -135,11 +144,13 @@ class Workbench:
                     relay.flush()
             if errors:
                 raise errors[0]
-            reports.update(self._build(corpus, documents, [m for m in methods if m.strategy in waiting], relay))
+            reports.update(self._build(corpus, documents, [m for m in methods if m.strategy in waiting], relay,
+                                       doc_hashes, shard))
         return reports
 
     def _build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], progress: Progress | None,
+        doc_hashes: Mapping[str, str], shard: Shard | None,
     ) -> dict[str, SyncReport]:
         if not methods:
             return {}
@@ -147,7 +158,6 @@ class Workbench:
             self.chunks(doc)  # chunked once here, cached for the methods below
             if progress and (i % 50 == 0 or i == len(documents)):
                 progress("chunking", i, len(documents))
-        doc_hashes = {d.doc_id: d.content_hash for d in documents}
         reports: dict[str, SyncReport] = {}
         for method in methods:
             if method.index_name in reports:
@@ -161,9 +171,15 @@ class Workbench:
             index = self.index(corpus, method)
             if not index.exists():
                 self._check_embedder()
-            reports[method.index_name] = index.sync(
-                method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
-            )
+            if shard is None:
+                reports[method.index_name] = index.sync(
+                    method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
+                )
+            else:
+                reports[method.index_name] = sync_shard(
+                    index, method_chunks, doc_hashes, summary_text, self.embedder, shard=shard, prefixes=prefixes,
+                    progress=step,
+                )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
         return reports

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
 from sac.types import Chunk, Hit, Span, text_hash
 from sac.workspace import file_lock
+
+if TYPE_CHECKING:
+    from sac.index.shards import ShardStatus
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -279,9 +282,13 @@ class Index:
             return int(self._open(create=False).count())
 
     def drop(self) -> None:
+        from sac.index.shards import ShardBook
+
         if self.exists():
             with self._chroma("deleting the collection"):
                 self._client.delete_collection(self.key.collection_name)
+        with self._chroma("deleting the shard records"):
+            ShardBook(self._client, self.key.collection_name).drop()
         self._collection = None
 
     def records(self) -> dict[str, dict[str, Any]]:
@@ -405,6 +412,14 @@ class Index:
                 if pending is not None:
                     wait([pending])  # an error or Ctrl-C above: let the write under way finish
 
+    # -- a sharded build (written by sac.index.shards.sync_shard) --------------------------
+    def shard_status(self) -> ShardStatus:
+        """The records of a sharded build of this index: which shards finished, for which corpus version."""
+        from sac.index.shards import ShardBook
+
+        with self._chroma("reading the shard records"):
+            return ShardBook(self._client, self.key.collection_name).status()
+
     def _borrow(self, wanted: Mapping[str, Mapping[str, Any]]) -> dict[str, np.ndarray]:
         """Vectors for records of ``wanted`` (chunk id -> metadata) that another index of this corpus and
         embedder already holds with the same embedded text.
@@ -453,18 +468,32 @@ class Index:
             self._open(create=True).modify(metadata=meta)
 
     def is_complete(self) -> bool:
-        """Whether the index exists and its last build ran to the end (read from the store, not a cache)."""
-        return self.exists() and _complete(self._stored_metadata())
+        """Whether the index exists and its last build ran to the end, or every shard of a sharded build
+        finished for one corpus version (read from the store, not a cache)."""
+        from sac.index.shards import index_complete
+
+        if not self.exists():
+            return False
+        with self._chroma("reading the shard records"):
+            return index_complete(self._client, self.key.collection_name, self._stored_metadata())
 
     def require_complete(self) -> None:
         """Raise IndexNotBuiltError / IndexIncompleteError unless the index can be searched as a whole."""
         self._open(create=False)
-        if not self.is_complete():
+        if self.is_complete():
+            return
+        if str(self._stored_metadata().get("sac_fingerprint", "")).startswith("shards:"):
             raise IndexIncompleteError(
                 f"The {self.key.method} index of {self.key.corpus!r} is incomplete ({self.count():,} chunks so far): "
-                "its last build stopped part-way. Finish building it (Corpus page, or `python -m sac ingest` with "
-                "the same corpus and methods); it continues where it stopped."
+                f"{self.shard_status().describe()}. Run the missing shards (`python -m sac ingest ... --shard I/N` "
+                "against the same server, same corpus and methods), or finish it in one go with the same command "
+                "without --shard; either continues where it stopped."
             )
+        raise IndexIncompleteError(
+            f"The {self.key.method} index of {self.key.corpus!r} is incomplete ({self.count():,} chunks so far): "
+            "its last build stopped part-way. Finish building it (Corpus page, or `python -m sac ingest` with "
+            "the same corpus and methods); it continues where it stopped."
+        )
 
     def delete_documents(self, doc_ids: Sequence[str]) -> int:
         """Remove every record of these documents; returns how many were removed."""
@@ -542,6 +571,8 @@ class Index:
 
 def list_indexes(client: Any) -> list[IndexInfo]:
     """Every sac collection in the store with its key and record count."""
+    from sac.index.shards import index_complete
+
     out = []
     try:
         for col in client.list_collections():
@@ -551,7 +582,7 @@ def list_indexes(client: Any) -> list[IndexInfo]:
             c = client.get_collection(name, embedding_function=None)
             meta = c.metadata or {}
             key = IndexKey(*(str(meta.get(f"sac_{field}", "")) for field in ("corpus", "method", "embedder", "chunking")))
-            out.append(IndexInfo(key, name, int(c.count()), _complete(meta)))
+            out.append(IndexInfo(key, name, int(c.count()), index_complete(client, name, meta)))
     except Exception as err:  # noqa: BLE001 - chromadb raises httpx, sqlite and its own error types
         detail = " ".join(str(err).split()) or "no details"
         raise StoreError(f"Cannot list the indexes in the Chroma store: {type(err).__name__}: {detail}") from err
