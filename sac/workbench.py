@@ -16,7 +16,7 @@ from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
-from sac.index import snapshot
+from sac.index import lexical, snapshot
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
 from sac.progress import Progress
 from sac.retrieval import options as method_options
@@ -169,6 +169,9 @@ class Workbench:
             )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
+            # BM25 for +hybrid / +docs follows the records now, so the first such search does not wait for it.
+            lexical.lexical_indexes(index, self.summary_store, strategy=method.strategy,
+                                    sections=method.option("sections") is not None)
         return reports
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:

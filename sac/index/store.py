@@ -265,6 +265,11 @@ class Index:
             raise self._error(f"opening collection {name}", err) from err
         return self._collection
 
+    @property
+    def workspace(self) -> Path:
+        """The workspace this index belongs to (its locks and lexical indexes live there)."""
+        return self._config.workspace
+
     def exists(self) -> bool:
         try:
             self._open(create=False)
@@ -444,6 +449,11 @@ class Index:
     def _stored_fingerprint(self) -> str:
         return str(self._stored_metadata().get("sac_fingerprint", ""))
 
+    def fingerprint(self) -> str:
+        """What the last complete sync wrote (empty while a sync runs, after one stopped part-way, after a
+        removal of documents, and for a missing index)."""
+        return self._stored_fingerprint() if self.exists() else ""
+
     def _set_fingerprint(self, value: str, *, complete: bool) -> None:
         """Record what the index was built from, and whether its last build (or removal) ran to the end."""
         meta: dict[str, Any] = {f"sac_{k}": v for k, v in self.key.as_dict().items()}
@@ -515,6 +525,26 @@ class Index:
                 hits.append(Hit(chunk=Chunk(span=span, text=text or ""), score=1.0 - float(dist), rank=rank))
             out.append(hits)
         return out
+
+    def chunk_texts(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+        """Ids, metadata and chunk texts of every record (of these documents), without the vectors."""
+        if doc_ids is not None and not doc_ids:
+            return [], [], []
+        col = self._open(create=False)
+        where = {"doc_id": {"$in": list(doc_ids)}} if doc_ids is not None else None
+        ids: list[str] = []
+        metas: list[dict[str, Any]] = []
+        texts: list[str] = []
+        page, offset = 5000, 0
+        while True:
+            with self._chroma("reading chunk texts"):
+                got = col.get(include=["metadatas", "documents"], where=where, limit=page, offset=offset)
+            ids.extend(got["ids"])
+            metas.extend(dict(m or {}) for m in got["metadatas"] or [])
+            texts.extend(t or "" for t in got["documents"] or [])
+            if len(got["ids"]) < page:
+                return ids, metas, texts
+            offset += page
 
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""

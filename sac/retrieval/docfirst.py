@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from sac.index.lexical import LexicalIndex
 from sac.index.snapshot import IndexSnapshot
 from sac.retrieval import names
-from sac.retrieval.hybrid import BM25Index, minmax
+from sac.retrieval.hybrid import minmax
 
 DENSE_SHARE = 0.25
 NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
@@ -49,12 +50,12 @@ def summary_vectors(snap: IndexSnapshot, summaries: Mapping[str, str], embedder:
     return snap.derived(f"summary_vectors:{getattr(embedder, 'name', '')}", make)
 
 
-def document_bm25(snap: IndexSnapshot, summaries: Mapping[str, str]) -> BM25Index:
-    """BM25 over whole documents (summary + text, rebuilt from the chunks), rows = ``snap.documents``."""
-    def make() -> BM25Index:
-        return BM25Index([f"{summaries.get(d, '')}\n{snap.document_text(d)}" for d in snap.documents])
-
-    return snap.derived(f"document_bm25:{hash(tuple(sorted(summaries.items())))}", make)
+def document_lexical_scores(snap: IndexSnapshot, documents: LexicalIndex, query: str) -> np.ndarray:
+    """BM25 over whole documents (summary + text; sac.index.lexical's ``documents`` index), in the order of
+    ``snap.documents``."""
+    scores = documents.scores(query)
+    row_of = documents.row_of
+    return np.asarray([scores[row_of[d]] if d in row_of else 0.0 for d in snap.documents], dtype=np.float64)
 
 
 def best_per_document(snap: IndexSnapshot, row_scores: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -79,7 +80,8 @@ def document_scores(
     """Every document of the index with its score for the query, best first.
 
     Args:
-        lexical: one BM25 score per document (``document_bm25(...).scores(query)``); without it, dense only.
+        lexical: one BM25 score per document of ``snap.documents`` (``document_lexical_scores``); without it,
+            dense only.
         weight: the dense share of the fusion.
         named: documents whose own text holds the name the question gives its document (``+names``): they
             rank above all others, in the order of their fused score.

@@ -1,9 +1,9 @@
-"""Hybrid retrieval: dense cosine and BM25 (rank-bm25) fused with a user weight.
+"""Hybrid retrieval: dense cosine and BM25 fused with a user weight.
 
 Method option ``+hybrid<w>``, ``w`` = the dense share (``hybrid0.75``: 75 % dense, 25 % BM25). BM25 runs
 over what each record embedded (summary + section line + chunk text for SAC), so the party names in a
-summary count for every chunk of its document. The BM25 model is built per index from its records and
-kept with the index snapshot (one per collection and record count).
+summary count for every chunk of its document. The BM25 index lives on disk beside the Chroma store and
+follows the collection (sac.index.lexical); ``tokenize`` is the documented tokenisation.
 
 Fusion, per query: the candidates are the union of the dense top N and the BM25 top N (N = max(k,
 ``CANDIDATES``)); each score is min-max normalised over the candidates, and
@@ -12,58 +12,28 @@ Fusion, per query: the candidates are the union of the dense top N and the BM25 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
+from sac.index.lexical import Lexicon, tokenize
 from sac.index.snapshot import IndexSnapshot
 from sac.types import Hit
 
 CANDIDATES = 100
-
-# Function words that carry no topic; legal terms ("party", "agreement") stay: BM25's idf weighs them.
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-him his how i if in into is it its itself just may me might more most must my no nor not of off on once only
-or other our ours out over own same shall she should so some such than that the their theirs them then there
-these they this those through to too under until up upon very was we were what when where which while who whom
-why will with would you your yours
-""".split())
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case words and numbers without stopwords, plus each pair of adjacent words written as one
-    ("AG Projects" also gives "agprojects"), so a name spelt with or without a space still matches."""
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
-    return words + [a + b for a, b in zip(words, words[1:]) if a.isalpha() and b.isalpha()]
+__all__ = ["CANDIDATES", "BM25Index", "fuse", "minmax", "tokenize"]  # tokenize: sac.index.lexical's
 
 
 class BM25Index:
-    """BM25 (Okapi, rank-bm25's defaults) over one text per row of a snapshot."""
+    """BM25 (rank-bm25's Okapi scores, sac.index.lexical) over a list of texts, in memory."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        from rank_bm25 import BM25Okapi
-
         self.size = len(texts)
-        tokens = [tokenize(t) for t in texts]
-        # rank-bm25 divides by the mean document length: an index of empty texts gets one dummy token.
-        self._model: Any = BM25Okapi(tokens if any(tokens) else [["\0"]] * max(1, len(tokens)))
+        self._lexicon = Lexicon.from_tokens([tokenize(t) for t in texts])
 
     def scores(self, query: str) -> np.ndarray:
-        """One BM25 score per row (0 where no query word occurs)."""
-        words = list(dict.fromkeys(tokenize(query)))
-        if not words or self.size == 0:
-            return np.zeros(self.size, dtype=np.float64)
-        return np.asarray(self._model.get_scores(words), dtype=np.float64)[: self.size]
-
-
-def bm25_index(snap: IndexSnapshot, texts: Sequence[str], key: str) -> BM25Index:
-    """The BM25 model of a snapshot's embedded texts, built once per snapshot and ``key``."""
-    return snap.derived(f"bm25:{key}", lambda: BM25Index(texts))
+        """One BM25 score per text (0 where no query word occurs)."""
+        return self._lexicon.scores(query)
 
 
 def minmax(values: np.ndarray) -> np.ndarray:

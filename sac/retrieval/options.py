@@ -18,7 +18,7 @@ import numpy as np
 
 from sac.chunking.merge import merge_small_chunks
 from sac.chunking.sections import section_prefixes
-from sac.index import snapshot
+from sac.index import lexical, snapshot
 from sac.retrieval import docfirst, hybrid, names
 from sac.retrieval import rerank as reranking
 from sac.retrieval.methods import Method
@@ -64,6 +64,13 @@ def _rewrite_names(
     return rewritten, out
 
 
+def _snapshot_rows(snap: snapshot.IndexSnapshot, chunks: lexical.LexicalIndex, query: str) -> np.ndarray:
+    """The lexical index's BM25 scores of ``query``, one per snapshot row."""
+    rows = snap.derived(f"lexical_rows:{chunks.fingerprint}:{chunks.count}",
+                        lambda: np.asarray([chunks.row_of[cid] for cid in snap.ids], dtype=np.int64))
+    return chunks.scores(query)[rows]
+
+
 def search(
     wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int,
 ) -> list[list[Hit]]:
@@ -88,21 +95,20 @@ def search(
     first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
     weight = float(opts["hybrid"]) if "hybrid" in opts else None
     texts: list[str] | None = None
-    bm25 = None
-    if weight is not None or reranker is not None:
+    if reranker is not None:
         texts = snapshot.embedded_texts(snap, method, wb.summary_store)
-    if weight is not None and texts is not None:
-        bm25 = hybrid.bm25_index(snap, texts, method.index_name)
     n_docs = int(opts["docs"]) if "docs" in opts else None
+    lexicons = None
+    if weight is not None or n_docs is not None:
+        lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
+                                           sections=method.option("sections") is not None)
     doc_weight = float(opts.get("docw") or docfirst.DENSE_SHARE)
     pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
     summary_vecs = None
-    doc_bm25 = None
     if n_docs is not None:
         summaries = snapshot.summary_texts(snap, method, wb.summary_store)
         if summaries:
             summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
-        doc_bm25 = docfirst.document_bm25(snap, summaries)
 
     dense_all: list[list[Hit]] | None = None
     if n_docs is None:
@@ -110,11 +116,12 @@ def search(
     out: list[list[Hit]] = []
     for i, query in enumerate(queries):
         vector = np.asarray(vectors[i], dtype=np.float32)
-        lexical = bm25.scores(query) if bm25 is not None else None
+        chunk_scores = _snapshot_rows(snap, lexicons["chunks"], query) if weight is not None and lexicons else None
         allowed = None
         if n_docs is not None:
+            assert lexicons is not None
             scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
-                                              lexical=doc_bm25.scores(query) if doc_bm25 is not None else None,
+                                              lexical=docfirst.document_lexical_scores(snap, lexicons["documents"], query),
                                               weight=doc_weight,
                                               named=docfirst.named_documents(snap, named_queries[i]) if named_queries else frozenset())
             chosen = docfirst.top_documents(scored, n_docs)
@@ -124,8 +131,8 @@ def search(
         else:
             assert dense_all is not None
             dense = dense_all[i]
-        if weight is not None and lexical is not None:
-            hits = hybrid.fuse(snap, vector, dense, lexical, weight, first_k, allowed_rows=allowed)
+        if weight is not None and chunk_scores is not None:
+            hits = hybrid.fuse(snap, vector, dense, chunk_scores, weight, first_k, allowed_rows=allowed)
         else:
             hits = dense[:first_k]
         if reranker is not None and texts is not None:
