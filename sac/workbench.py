@@ -17,7 +17,9 @@ from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
 from sac.index import lexical, snapshot
-from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
+from sac.index.client import make_client
+from sac.index.documents import document_index
+from sac.index.store import Index, IndexKey, SyncReport, list_indexes
 from sac.progress import Progress
 from sac.retrieval import options as method_options
 from sac.retrieval.methods import Method, check_k, check_query
@@ -169,9 +171,11 @@ class Workbench:
             )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
-            # BM25 for +hybrid / +docs follows the records now, so the first such search does not wait for it.
+            # BM25 (+hybrid, +docs) and the document collection (+docs) follow the records now, so the first such
+            # search does not wait for them.
             lexical.lexical_indexes(index, self.summary_store, strategy=method.strategy,
                                     sections=method.option("sections") is not None)
+            document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
         return reports
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:

@@ -169,3 +169,114 @@ def test_a_summary_edit_reaches_the_lexical_index(workbench, nli):
     chunk_scores = lex["chunks"].scores(word)
     assert set(np.flatnonzero(chunk_scores > 0)) == set(lex["chunks"].rows([docs[1].doc_id]))
     _check_against_reference(wb, "sac-generic", [word, *(q.text for q in nli.queries[:10])])
+
+
+# -- the document-level collection and routing without every vector (sac.index.documents, sac.retrieval.docfirst) --
+def test_document_collection_mirrors_the_summaries_through_edits_and_removals(workbench, nli, memo):
+    from sac.index.documents import DocumentIndex, document_index
+    from sac.index.store import summary_hash
+
+    wb = workbench
+    docs = nli.documents[:3]
+    wb.build(CORPUS, docs, parse_methods("baseline,sac-generic"))
+    index = wb.index(CORPUS, parse_method("sac-generic"))
+    assert document_index(wb.index(CORPUS, parse_method("baseline")), wb.summary_store, strategy=None, embedder=memo) is None
+    names = [c if isinstance(c, str) else c.name for c in wb.client.list_collections()]
+    assert sum(n.startswith("sacdoc_") for n in names) == 1  # one for sac-generic, none for the baseline
+
+    def stored():
+        got = DocumentIndex(index)._open().get(include=["embeddings", "metadatas"])
+        return {d: (np.asarray(v), m) for d, v, m in zip(got["ids"], got["embeddings"], got["metadatas"])}
+
+    def check(expected_docs):
+        records = stored()
+        assert set(records) == {d.doc_id for d in expected_docs}
+        for doc in expected_docs:
+            summary = wb.summary_store.current(doc, "generic").text
+            vector, meta = records[doc.doc_id]
+            assert meta["summary_hash"] == summary_hash(summary) and meta["doc_hash"] == doc.content_hash
+            assert float(vector @ memo.embed_documents([summary])[0]) > 0.9999
+        assert DocumentIndex(index).is_fresh()
+
+    check(docs)
+    q = memo.embed_documents([nli.queries[0].text])[0]
+    scores = DocumentIndex(index).summary_scores(q, len(docs))
+    for doc in docs:
+        summary_vector = memo.embed_documents([wb.summary_store.current(doc, "generic").text])[0]
+        assert scores[doc.doc_id] == pytest.approx(float(summary_vector @ q), abs=1e-5)
+
+    wb.summary_store.save_edit(docs[1], "generic", "Mutual NDA of the Zanzibar quartz mining company.")
+    wb.build(CORPUS, docs, parse_methods("sac-generic"))
+    check(docs)
+    assert wb.remove_documents(CORPUS, [docs[0].doc_id]) > 0
+    assert not DocumentIndex(index).is_fresh()
+    document_index(index, wb.summary_store, strategy="generic", embedder=memo)  # what a search does first
+    check(docs[1:])
+    assert lexical_dir(index).is_dir()
+    index.drop()  # the chunk collection, its document collection and its lexical indexes
+    names = [c if isinstance(c, str) else c.name for c in wb.client.list_collections()]
+    assert not any(n.startswith("sacdoc_") for n in names) and not lexical_dir(index).exists()
+
+
+@pytest.fixture(scope="module")
+def routed_wb(tmp_path_factory, memo, nli):
+    wb = Workbench(SacConfig(workspace=tmp_path_factory.mktemp("routing") / "workspace"), embedder=memo)
+    wb.build(CORPUS, nli.documents, parse_methods("sac-generic"))
+    return wb
+
+
+def _exact_docs1(wb, nli, k):
+    """The pre-issue-14 +docs1 from every chunk vector in memory: document scores over all chunks and embedded
+    summaries, then the exact top k inside the chosen document (ids, and per question the scored documents)."""
+    from sac.retrieval.docfirst import document_scores
+
+    method = parse_method("sac-generic")
+    snap = snapshot.snapshot(wb.client, wb.index(CORPUS, method))
+    summaries = snapshot.summary_texts(snap, method, wb.summary_store)
+    docs = snap.documents
+    svec = wb.embedder.embed_documents([summaries[d] for d in docs])
+    doc_bm25 = _okapi([f"{summaries.get(d, '')}\n{snap.document_text(d)}" for d in docs])
+    bounds = snap.doc_bounds
+    out = []
+    for query in nli.queries:
+        q = wb.embedder.embed_documents([query.text])[0]
+        cos = snap.vectors @ q
+        best = np.asarray([cos[slice(*bounds[d])].max() for d in docs])
+        scored = document_scores(docs, best, summary=np.asarray(svec @ q), lexical=doc_bm25(query.text))
+        chosen = scored[0][0]
+        rows = np.arange(*bounds[chosen])
+        order = sorted(rows, key=lambda r: (-cos[r], r))[:k]
+        out.append(([snap.ids[r] for r in order], scored))
+    return snap, out
+
+
+def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_returns(routed_wb, nli):
+    """+docs1 (and +docs1 with few nearest chunks, so that documents are scored on the bound and then exactly)
+    gives the chunks the in-memory version gave, and loads no vector of the index into the process."""
+    from sac.index.documents import document_index
+    from sac.retrieval import docfirst
+
+    wb = Workbench(routed_wb.config, embedder=routed_wb.embedder)  # a new store client: nothing cached
+    got = wb.search(CORPUS, parse_methods("sac-generic+docs1,sac-generic+hybrid0.75"), [q.text for q in nli.queries], 16)
+    assert not snapshot._snapshots.get(wb.client)  # no snapshot (no vector matrix) was read for either option
+    snap, exact = _exact_docs1(routed_wb, nli, 16)
+    texts = dict(zip(snap.ids, snap.texts))
+    for hits, (want, _) in zip(got["sac-generic+docs1"], exact):
+        assert len(hits) == len(want)
+        for h, cid in zip(hits, want):  # the same chunk, or one with the same text and cosine (identical chunks tie)
+            assert h.chunk.chunk_id == cid or h.chunk.text == texts[cid]
+
+    index = wb.index(CORPUS, parse_method("sac-generic"))
+    lex = lexical_indexes(index, wb.summary_store, strategy="generic")
+    summaries = document_index(index, wb.summary_store, strategy="generic", embedder=wb.embedder)
+    agree = 0
+    for query, (_, scored) in zip(nli.queries, exact):
+        q = wb.embedder.embed_documents([query.text])[0]
+        routed = docfirst.route(index, lex, summaries, query.text, q, 1, nearest=8)
+        chosen = routed.documents[0]
+        agree += chosen == scored[0][0]
+        known = [routed.cosines[cid] for cid in (lex["chunks"].ids[r] for r in lex["chunks"].rows([chosen]))
+                 if cid in routed.cosines]
+        exact_best = float((snap.vectors[np.arange(*snap.doc_bounds[chosen])] @ q).max())
+        assert max(known) == pytest.approx(exact_best, abs=1e-5)  # the chosen document was scored exactly
+    assert agree >= len(nli.queries) - 2  # the bound moves the min-max scaling of the others a little

@@ -21,11 +21,12 @@ indexes, the Chroma fingerprint and record count they were built from; a refresh
 then switches ``current.json`` atomically, so readers never see half an index. Each generation keeps every row's
 token ids and a signature of its inputs (document, summary and section-line hashes), so a refresh tokenises only
 the rows of documents that changed; bm25s has no incremental add, so the score matrix itself is rebuilt from the
-cached tokens (vectorised, about a second per 100k chunks).
+cached tokens (vectorised numpy; bench/README.md gives the times).
 
-Fresh means: same Chroma fingerprint and record count. ``Workbench.build`` refreshes after each sync; a search
-refreshes first when it finds the index stale (an index built before this module, documents removed, another
-process's build). Loading reads the rows' ids and memory-maps the arrays: no vector is read.
+Fresh means: the same Chroma fingerprint, or both empty and the same record count (``is_mirror``).
+``Workbench.build`` refreshes after each sync; a search refreshes first when it finds the index stale (an index
+built before this module, documents removed, another process's build). Loading reads the rows' ids and
+memory-maps the arrays: no vector is read.
 """
 
 from __future__ import annotations
@@ -280,8 +281,18 @@ def _load_generation(folder: Path, current: Mapping[str, Any]) -> dict[str, Lexi
     return got
 
 
-def _fresh(current: Mapping[str, Any] | None, fingerprint: str, count: int) -> bool:
-    return current is not None and current.get("fingerprint") == fingerprint and int(current.get("count", -1)) == count
+def is_mirror(state: Mapping[str, Any] | None, index: Index) -> bool:
+    """Whether ``state`` (a fingerprint and record count) describes the records ``index`` holds now.
+
+    A non-empty fingerprint is written only at the end of a complete sync, and every other change of the records
+    (a sync under way, a removal of documents) clears it first: equal non-empty fingerprints mean the same records,
+    with no need to count them (Chroma's count is the slow call here). An empty one needs the count too."""
+    if state is None:
+        return False
+    fingerprint = index.fingerprint()
+    if fingerprint:
+        return state.get("fingerprint") == fingerprint
+    return state.get("fingerprint") == "" and int(state.get("count", -1)) == index.count()
 
 
 def lexical_indexes(
@@ -290,7 +301,7 @@ def lexical_indexes(
     """Both lexical indexes of ``index`` (``chunks`` and ``documents``), refreshed first if stale."""
     folder = lexical_dir(index)
     current = _read_current(folder)
-    if _fresh(current, index.fingerprint(), index.count()):
+    if is_mirror(current, index):
         assert current is not None
         try:
             return _load_generation(folder, current)
@@ -304,11 +315,11 @@ def refresh(index: Index, summary_store: Any, *, strategy: str | None, sections:
     tokens. Returns both, loaded from the new generation."""
     folder = lexical_dir(index)
     with file_lock(index.workspace / "locks" / f"{index.key.collection_name}.lexical.lock"):
-        fingerprint, count = index.fingerprint(), index.count()
         current = _read_current(folder)
-        if _fresh(current, fingerprint, count):
+        if is_mirror(current, index):
             assert current is not None
             return _load_generation(folder, current)
+        fingerprint, count = index.fingerprint(), index.count()
         old = _load_generation(folder, current) if current is not None else None
         built = _rebuild(index, summary_store, old, strategy=strategy, sections=sections)
         generation = f"g{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, contextmanager
@@ -23,6 +22,7 @@ import numpy as np
 
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
+from sac.index.client import describe_store
 from sac.types import Chunk, Hit, Span, text_hash
 from sac.workspace import file_lock
 
@@ -30,7 +30,6 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 ADD_BATCH = 512  # records per embed + upsert round trip (chromadb accepts about 5,400)
 Progress = Callable[[int, int], None]
-_persistent_client_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,48 +90,6 @@ class SyncReport:
     def describe(self) -> str:
         copied = f", {self.copied} copied from another index" if self.copied else ""
         return f"{self.embedded} chunks embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
-
-
-def make_client(config: SacConfig) -> Any:
-    """``HttpClient`` when ``config.chroma_url`` is set, else ``PersistentClient`` under the workspace."""
-    import chromadb
-    from chromadb.config import Settings
-
-    settings = Settings(anonymized_telemetry=False)
-    if config.chroma_url:
-        from urllib.parse import urlparse
-
-        url = urlparse(config.chroma_url)
-        if url.scheme not in ("http", "https") or not url.hostname:
-            raise StoreError(f"SAC_CHROMA_URL must look like http://127.0.0.1:8000, got {config.chroma_url!r}")
-        try:
-            client = chromadb.HttpClient(
-                host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https", settings=settings,
-            )
-            client.heartbeat()
-        except Exception as err:  # noqa: BLE001 - chromadb raises several unrelated types here
-            raise StoreError(
-                f"Cannot reach the Chroma server at {config.chroma_url}: {err}. "
-                "Start it with `chroma run --path DIR --host 127.0.0.1 --port 8000` or unset SAC_CHROMA_URL."
-            ) from err
-        return client
-    path = config.workspace / "chroma"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        # chromadb shares one System per path between clients and creates it without a lock: two sessions
-        # opening the same store at once get a KeyError or an unstarted System.
-        with _persistent_client_lock:
-            return chromadb.PersistentClient(path=str(path), settings=settings)
-    except Exception as err:  # noqa: BLE001 - OSError, sqlite and chromadb's own errors
-        raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
-
-
-def describe_store(config: SacConfig) -> str:
-    """Where the indexes live, for messages: the server URL or the embedded store's folder."""
-    if config.chroma_url:
-        return f"the Chroma server at {config.chroma_url}"
-    return f"the Chroma store in {config.workspace / 'chroma'}"
 
 
 def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
@@ -266,6 +223,18 @@ class Index:
         return self._collection
 
     @property
+    def config(self) -> SacConfig:
+        return self._config
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    def chroma(self, action: str) -> AbstractContextManager[None]:
+        """Turn any chromadb error while doing ``action`` into a one-line StoreError naming this index."""
+        return self._chroma(action)
+
+    @property
     def workspace(self) -> Path:
         """The workspace this index belongs to (its locks and lexical indexes live there)."""
         return self._config.workspace
@@ -284,10 +253,19 @@ class Index:
             return int(self._open(create=False).count())
 
     def drop(self) -> None:
+        """Delete the collection, its document collection and its lexical indexes."""
+        import shutil
+
+        from sac.index.documents import DocumentIndex
+        from sac.index.lexical import forget, lexical_dir
+
         if self.exists():
             with self._chroma("deleting the collection"):
                 self._client.delete_collection(self.key.collection_name)
         self._collection = None
+        DocumentIndex(self).drop()
+        forget(self)
+        shutil.rmtree(lexical_dir(self), ignore_errors=True)
 
     def records(self) -> dict[str, dict[str, Any]]:
         """All record ids with their metadata (paged, so large collections stay cheap)."""
@@ -545,6 +523,34 @@ class Index:
             if len(got["ids"]) < page:
                 return ids, metas, texts
             offset += page
+
+    def nearest(self, query_vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """The ids and cosines of the ``n`` records nearest to one query vector (no texts: the cheapest query)."""
+        col = self._open(create=False)
+        with self._chroma("searching"):
+            got = col.query(query_embeddings=np.asarray(query_vector, dtype=np.float32)[None, :], n_results=n,
+                            include=["distances"])
+        return [(rid, 1.0 - float(d)) for rid, d in zip(got["ids"][0], (got["distances"] or [[]])[0])]
+
+    def get_chunks(self, ids: Sequence[str], *, vectors: bool = False) -> tuple[list[Chunk], np.ndarray | None]:
+        """The chunks of these record ids, in that order (and their vectors), read by id."""
+        if not ids:
+            return [], (np.zeros((0, 0), np.float32) if vectors else None)
+        col = self._open(create=False)
+        include = ["metadatas", "documents", *(["embeddings"] if vectors else [])]
+        with self._chroma("reading chunks"):
+            got = col.get(ids=list(ids), include=include)
+        at = {rid: i for i, rid in enumerate(got["ids"])}
+        missing = [rid for rid in ids if rid not in at]
+        if missing:
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} has no record {missing[0]!r} "
+                             f"({len(missing)} missing): it changed while being searched; search again.")
+        order = [at[rid] for rid in ids]
+        metas, texts = got["metadatas"] or [], got["documents"] or []
+        chunks = [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
+                  for i in order]
+        matrix = np.asarray(got["embeddings"], dtype=np.float32)[order] if vectors else None
+        return chunks, matrix
 
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""

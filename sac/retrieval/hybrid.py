@@ -5,9 +5,10 @@ over what each record embedded (summary + section line + chunk text for SAC), so
 summary count for every chunk of its document. The BM25 index lives on disk beside the Chroma store and
 follows the collection (sac.index.lexical); ``tokenize`` is the documented tokenisation.
 
-Fusion, per query: the candidates are the union of the dense top N and the BM25 top N (N = max(k,
+Fusion, per query: the candidates are the union of the dense top N (Chroma) and the BM25 top N (N = max(k,
 ``CANDIDATES``)); each score is min-max normalised over the candidates, and
-``fused = w * dense + (1 - w) * bm25``. With ``w = 1`` the order is the dense order.
+``fused = w * dense + (1 - w) * bm25``. With ``w = 1`` the order is the dense order. Nothing but the candidates'
+records is read: the cosine of a BM25-only candidate comes from its own vector.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sac.index.lexical import Lexicon, tokenize
-from sac.index.snapshot import IndexSnapshot
+from sac.index.lexical import LexicalIndex, Lexicon, tokenize
+from sac.index.store import Index
 from sac.types import Hit
 
 CANDIDATES = 100
-__all__ = ["CANDIDATES", "BM25Index", "fuse", "minmax", "tokenize"]  # tokenize: sac.index.lexical's
+__all__ = ["CANDIDATES", "BM25Index", "fuse", "hybrid_hits", "minmax", "tokenize"]  # tokenize: sac.index.lexical's
 
 
 class BM25Index:
@@ -47,43 +48,48 @@ def minmax(values: np.ndarray) -> np.ndarray:
 
 
 def fuse(
-    snap: IndexSnapshot,
-    query_vector: np.ndarray,
-    dense_hits: Sequence[Hit],
-    bm25_scores: np.ndarray,
-    weight: float,
-    k: int,
-    *,
-    allowed_rows: np.ndarray | None = None,
-    candidates: int = CANDIDATES,
-) -> list[Hit]:
-    """The top-k of the union of the dense hits and the BM25 top N, by the weighted min-max fusion.
+    ids: Sequence[str], dense: np.ndarray, lexical: np.ndarray, order: Sequence[int], weight: float, k: int,
+) -> list[tuple[str, float]]:
+    """The top-k candidates (id, fused score) by ``weight * minmax(dense) + (1 - weight) * minmax(lexical)``.
 
     Args:
-        dense_hits: the dense top N from the store (already restricted like ``allowed_rows``).
-        bm25_scores: one BM25 score per snapshot row.
-        allowed_rows: rows the result may come from (document-first retrieval); all by default.
+        ids, dense, lexical: the candidates, their cosine and their BM25 score.
+        order: a position per candidate (its row in document, start order): ties that the dense score does not
+            break (e.g. two identical boilerplate chunks) go to the earlier row.
     """
-    row_of = snap.row_of
-    n = max(k, candidates)
-    lexical = bm25_scores if allowed_rows is None else _masked(bm25_scores, allowed_rows)
-    top_lexical = _top(lexical, n)
-    rows = list(dict.fromkeys([*(row_of[h.chunk.chunk_id] for h in dense_hits if h.chunk.chunk_id in row_of),
-                               *(int(i) for i in top_lexical if lexical[i] > 0)]))
-    if not rows:
+    if not len(ids):
         return []
-    idx = np.asarray(rows)
-    dense = snap.vectors[idx] @ np.asarray(query_vector, dtype=np.float32)
-    fused = weight * minmax(dense) + (1.0 - weight) * minmax(bm25_scores[idx])
-    # Ties (e.g. two identical boilerplate chunks) break by the dense score, then by the row.
-    order = sorted(range(len(rows)), key=lambda j: (-fused[j], -dense[j], rows[j]))[:k]
-    return [Hit(snap.chunk(rows[j]), float(fused[j]), rank) for rank, j in enumerate(order, start=1)]
+    fused = weight * minmax(np.asarray(dense, dtype=np.float64)) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
+    ranked = sorted(range(len(ids)), key=lambda j: (-fused[j], -dense[j], order[j]))[:k]
+    return [(ids[j], float(fused[j])) for j in ranked]
 
 
-def _masked(scores: np.ndarray, allowed_rows: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(scores)
-    out[allowed_rows] = scores[allowed_rows]
-    return out
+def hybrid_hits(
+    index: Index, chunks: LexicalIndex, query: str, query_vector: np.ndarray, dense: Sequence[tuple[str, float]],
+    weight: float, k: int, *, allowed_rows: np.ndarray | None = None, candidates: int = CANDIDATES,
+) -> list[Hit]:
+    """``+hybrid<w>``: fuse the dense top N (``dense``: ids and cosines, already restricted like ``allowed_rows``)
+    with the BM25 top N of the lexical index; the cosines of BM25-only candidates are read from their vectors.
+    Only the candidates' records are read from the store."""
+    n = max(k, candidates)
+    scores = chunks.scores(query)
+    if allowed_rows is not None:
+        masked = np.zeros_like(scores)
+        masked[allowed_rows] = scores[allowed_rows]
+        scores = masked
+    row_of = chunks.row_of
+    cosine = {cid: s for cid, s in dense if cid in row_of}
+    lexical_only = [chunks.ids[int(r)] for r in _top(scores, n) if scores[r] > 0 and chunks.ids[int(r)] not in cosine]
+    read, vectors = index.get_chunks(lexical_only, vectors=True)
+    if vectors is not None and len(read):
+        cosine.update(zip(lexical_only, (vectors @ np.asarray(query_vector, dtype=np.float32)).tolist()))
+    ids = list(cosine)
+    rows = [row_of[cid] for cid in ids]
+    fused = fuse(ids, np.asarray([cosine[c] for c in ids]), scores[rows], rows, weight, k)
+    known = dict(zip(lexical_only, read))
+    missing = [cid for cid, _ in fused if cid not in known]
+    known.update(zip(missing, index.get_chunks(missing)[0]))
+    return [Hit(known[cid], score, rank) for rank, (cid, score) in enumerate(fused, start=1)]
 
 
 def _top(scores: np.ndarray, n: int) -> np.ndarray:

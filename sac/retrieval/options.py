@@ -18,7 +18,7 @@ import numpy as np
 
 from sac.chunking.merge import merge_small_chunks
 from sac.chunking.sections import section_prefixes
-from sac.index import lexical, snapshot
+from sac.index import documents, lexical, snapshot
 from sac.retrieval import docfirst, hybrid, names
 from sac.retrieval import rerank as reranking
 from sac.retrieval.methods import Method
@@ -64,20 +64,14 @@ def _rewrite_names(
     return rewritten, out
 
 
-def _snapshot_rows(snap: snapshot.IndexSnapshot, chunks: lexical.LexicalIndex, query: str) -> np.ndarray:
-    """The lexical index's BM25 scores of ``query``, one per snapshot row."""
-    rows = snap.derived(f"lexical_rows:{chunks.fingerprint}:{chunks.count}",
-                        lambda: np.asarray([chunks.row_of[cid] for cid in snap.ids], dtype=np.int64))
-    return chunks.scores(query)[rows]
-
-
 def search(
     wb: Any, corpus: str, method: Method, queries: Sequence[str], vectors: np.ndarray, k: int,
 ) -> list[list[Hit]]:
     """Top-k hits per query for one method of a ``Workbench``.
 
     Long because it is the search half of the method grammar: the options apply in this order (names,
-    document routing, hybrid, rerank), which reads best top to bottom in one place.
+    document routing, hybrid, rerank), which reads best top to bottom in one place. Hybrid search and document
+    routing read the lexical indexes, the document collection and the candidates' records: never every vector.
     """
     index = wb.index(corpus, method)
     opts = method.search_options
@@ -86,17 +80,13 @@ def search(
     named_queries: list[str] | None = None
     if "names" in opts:
         named_queries = list(queries)  # as asked: squashed names are matched before they are rewritten
-        queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index), queries, vectors)
+        queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index, vectors=False), queries, vectors)
         opts = {key: value for key, value in opts.items() if key != "names"}
         if not opts:
             return index.search(vectors, k)
     reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
-    snap = snapshot.snapshot(wb.client, index)
     first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
     weight = float(opts["hybrid"]) if "hybrid" in opts else None
-    texts: list[str] | None = None
-    if reranker is not None:
-        texts = snapshot.embedded_texts(snap, method, wb.summary_store)
     n_docs = int(opts["docs"]) if "docs" in opts else None
     lexicons = None
     if weight is not None or n_docs is not None:
@@ -104,11 +94,10 @@ def search(
                                            sections=method.option("sections") is not None)
     doc_weight = float(opts.get("docw") or docfirst.DENSE_SHARE)
     pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
-    summary_vecs = None
+    summaries = None
     if n_docs is not None:
-        summaries = snapshot.summary_texts(snap, method, wb.summary_store)
-        if summaries:
-            summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
+        summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
+    names_snap = snapshot.snapshot(wb.client, index, vectors=False) if n_docs is not None and named_queries else None
 
     dense_all: list[list[Hit]] | None = None
     if n_docs is None:
@@ -116,26 +105,27 @@ def search(
     out: list[list[Hit]] = []
     for i, query in enumerate(queries):
         vector = np.asarray(vectors[i], dtype=np.float32)
-        chunk_scores = _snapshot_rows(snap, lexicons["chunks"], query) if weight is not None and lexicons else None
         allowed = None
         if n_docs is not None:
             assert lexicons is not None
-            scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
-                                              lexical=docfirst.document_lexical_scores(snap, lexicons["documents"], query),
-                                              weight=doc_weight,
-                                              named=docfirst.named_documents(snap, named_queries[i]) if named_queries else frozenset())
-            chosen = docfirst.top_documents(scored, n_docs)
-            allowed = snap.rows(chosen)
-            where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None
-            dense = index.search(vector[None, :], pool, where=where)[0] if chosen else []
+            named = docfirst.named_documents(names_snap, named_queries[i]) if names_snap and named_queries else frozenset()
+            routed = docfirst.route(index, lexicons, summaries, query, vector, n_docs, weight=doc_weight, named=named)
+            allowed = lexicons["chunks"].rows(routed.documents)
+            dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
+            if weight is None:
+                chunks, _ = index.get_chunks([cid for cid, _ in dense_ids[:first_k]])
+                hits = [Hit(c, cos, r) for r, (c, (_, cos)) in enumerate(zip(chunks, dense_ids), start=1)]
         else:
             assert dense_all is not None
-            dense = dense_all[i]
-        if weight is not None and chunk_scores is not None:
-            hits = hybrid.fuse(snap, vector, dense, chunk_scores, weight, first_k, allowed_rows=allowed)
-        else:
-            hits = dense[:first_k]
-        if reranker is not None and texts is not None:
+            dense_ids = [(h.chunk.chunk_id, h.score) for h in dense_all[i]]
+            hits = dense_all[i][:first_k]
+        if weight is not None:
+            assert lexicons is not None
+            hits = hybrid.hybrid_hits(index, lexicons["chunks"], query, vector, dense_ids, weight, first_k,
+                                      allowed_rows=allowed)
+        if reranker is not None:
+            snap = snapshot.snapshot(wb.client, index)
+            texts = snapshot.embedded_texts(snap, method, wb.summary_store)
             rows = [snap.row_of[h.chunk.chunk_id] for h in hits]
             ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
             hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
