@@ -1,7 +1,8 @@
 """An in-memory copy of one index's records: ids, vectors, spans, chunk texts, and what was embedded.
 
-Reranking, ``+names`` (the documents' text) and the diagnostics need every record of an index at once
-(hybrid search and document routing do not: sac.index.lexical, sac.index.documents). ``snapshot()``
+Reranking and ``+names`` need the text of every record of an index at once (``vectors=False``), the
+diagnostics every vector; hybrid search and document routing need neither (sac.index.lexical,
+sac.index.documents). ``snapshot()``
 reads them once per (store client, collection, record count) and keeps them in memory; ``forget()`` drops a
 collection after its index was written.
 

@@ -532,25 +532,29 @@ class Index:
                             include=["distances"])
         return [(rid, 1.0 - float(d)) for rid, d in zip(got["ids"][0], (got["distances"] or [[]])[0])]
 
-    def get_chunks(self, ids: Sequence[str], *, vectors: bool = False) -> tuple[list[Chunk], np.ndarray | None]:
-        """The chunks of these record ids, in that order (and their vectors), read by id."""
+    def vectors_of(self, ids: Sequence[str]) -> np.ndarray:
+        """The vectors of these record ids, in that order (rows of a matrix), read by id."""
         if not ids:
-            return [], (np.zeros((0, 0), np.float32) if vectors else None)
-        col = self._open(create=False)
-        include = ["metadatas", "documents", *(["embeddings"] if vectors else [])]
-        with self._chroma("reading chunks"):
-            got = col.get(ids=list(ids), include=include)
+            return np.zeros((0, 0), np.float32)
+        with self._chroma("reading vectors"):
+            got = self._open(create=False).get(ids=list(ids), include=["embeddings"])
         at = {rid: i for i, rid in enumerate(got["ids"])}
-        missing = [rid for rid in ids if rid not in at]
-        if missing:
-            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} has no record {missing[0]!r} "
-                             f"({len(missing)} missing): it changed while being searched; search again.")
-        order = [at[rid] for rid in ids]
+        if len(at) < len(set(ids)):
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
+        return np.asarray(got["embeddings"], dtype=np.float32)[[at[rid] for rid in ids]]
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        """The chunks of these record ids, in that order, read by id."""
+        if not ids:
+            return []
+        with self._chroma("reading chunks"):
+            got = self._open(create=False).get(ids=list(ids), include=["metadatas", "documents"])
+        at = {rid: i for i, rid in enumerate(got["ids"])}
+        if len(at) < len(set(ids)):
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
         metas, texts = got["metadatas"] or [], got["documents"] or []
-        chunks = [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
-                  for i in order]
-        matrix = np.asarray(got["embeddings"], dtype=np.float32)[order] if vectors else None
-        return chunks, matrix
+        return [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
+                for i in (at[rid] for rid in ids)]
 
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""

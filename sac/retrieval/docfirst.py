@@ -134,11 +134,11 @@ def route(
         got = summaries.summary_scores(q, len(docs))
         summary = np.asarray([got.get(d, np.nan) for d in docs])
     lexical = documents.scores(query)
-    for _ in range(MAX_EXACT_ROUNDS):
+    for rounds in range(MAX_EXACT_ROUNDS + 1):
         scored = document_scores(docs, best, summary=summary, lexical=lexical, weight=weight, named=named)
         chosen = top_documents(scored, n_docs)
         guessed = [d for d in chosen if d not in exact]
-        if not guessed:
+        if not guessed or rounds == MAX_EXACT_ROUNDS:
             break
         learnt = chunk_cosines(index, chunks, guessed, q)
         cosines.update(learnt)
@@ -153,10 +153,9 @@ def route(
 def chunk_cosines(index: Index, chunks: LexicalIndex, doc_ids: Sequence[str], query_vector: np.ndarray) -> dict[str, float]:
     """Chunk id -> cosine to the query for every chunk of these documents, from their vectors read by id."""
     ids = [chunks.ids[int(r)] for r in chunks.rows(doc_ids)]
-    _, vectors = index.get_chunks(ids, vectors=True)
-    if vectors is None or not len(ids):
+    if not ids:
         return {}
-    return dict(zip(ids, (vectors @ np.asarray(query_vector, dtype=np.float32)).tolist()))
+    return dict(zip(ids, (index.vectors_of(ids) @ np.asarray(query_vector, dtype=np.float32)).tolist()))
 
 
 def dense_inside(

@@ -80,16 +80,14 @@ def hybrid_hits(
     row_of = chunks.row_of
     cosine = {cid: s for cid, s in dense if cid in row_of}
     lexical_only = [chunks.ids[int(r)] for r in _top(scores, n) if scores[r] > 0 and chunks.ids[int(r)] not in cosine]
-    read, vectors = index.get_chunks(lexical_only, vectors=True)
-    if vectors is not None and len(read):
+    if lexical_only:
+        vectors = index.vectors_of(lexical_only)
         cosine.update(zip(lexical_only, (vectors @ np.asarray(query_vector, dtype=np.float32)).tolist()))
     ids = list(cosine)
     rows = [row_of[cid] for cid in ids]
     fused = fuse(ids, np.asarray([cosine[c] for c in ids]), scores[rows], rows, weight, k)
-    known = dict(zip(lexical_only, read))
-    missing = [cid for cid, _ in fused if cid not in known]
-    known.update(zip(missing, index.get_chunks(missing)[0]))
-    return [Hit(known[cid], score, rank) for rank, (cid, score) in enumerate(fused, start=1)]
+    read = index.get_chunks([cid for cid, _ in fused])
+    return [Hit(chunk, score, rank) for rank, (chunk, (_, score)) in enumerate(zip(read, fused), start=1)]
 
 
 def _top(scores: np.ndarray, n: int) -> np.ndarray:

@@ -100,7 +100,7 @@ def search(
     names_snap = snapshot.snapshot(wb.client, index, vectors=False) if n_docs is not None and named_queries else None
 
     dense_all: list[list[Hit]] | None = None
-    if n_docs is None:
+    if n_docs is None and weight is None:
         dense_all = index.search(vectors, pool)  # one round trip for every query
     out: list[list[Hit]] = []
     for i, query in enumerate(queries):
@@ -113,18 +113,19 @@ def search(
             allowed = lexicons["chunks"].rows(routed.documents)
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
             if weight is None:
-                chunks, _ = index.get_chunks([cid for cid, _ in dense_ids[:first_k]])
+                chunks = index.get_chunks([cid for cid, _ in dense_ids[:first_k]])
                 hits = [Hit(c, cos, r) for r, (c, (_, cos)) in enumerate(zip(chunks, dense_ids), start=1)]
+        elif weight is not None:
+            dense_ids = index.nearest(vector, pool)  # ids and cosines: texts are read for the fused top k only
         else:
             assert dense_all is not None
-            dense_ids = [(h.chunk.chunk_id, h.score) for h in dense_all[i]]
             hits = dense_all[i][:first_k]
         if weight is not None:
             assert lexicons is not None
             hits = hybrid.hybrid_hits(index, lexicons["chunks"], query, vector, dense_ids, weight, first_k,
                                       allowed_rows=allowed)
         if reranker is not None:
-            snap = snapshot.snapshot(wb.client, index)
+            snap = snapshot.snapshot(wb.client, index, vectors=False)  # embedded texts: no vectors needed
             texts = snapshot.embedded_texts(snap, method, wb.summary_store)
             rows = [snap.row_of[h.chunk.chunk_id] for h in hits]
             ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
