@@ -93,6 +93,7 @@ def _check_against_reference(wb, method_name, queries):
     lex = lexical_indexes(wb.index(CORPUS, method), wb.summary_store, strategy=method.strategy)
     snap, chunk_ref, doc_ref = _reference(wb, method_name)
     assert lex["chunks"].ids == snap.ids and lex["documents"].ids == snap.documents
+    assert lex["documents"].document_texts() == [snap.document_text(d) for d in snap.documents]  # for +names
     for query in queries:
         _assert_same_scores(lex["chunks"].scores(query), chunk_ref(query))
         _assert_same_scores(lex["documents"].scores(query), doc_ref(query))
@@ -252,13 +253,14 @@ def _exact_docs1(wb, nli, k):
 
 def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_returns(routed_wb, nli):
     """+docs1 (and +docs1 with few nearest chunks, so that documents are scored on the bound and then exactly)
-    gives the chunks the in-memory version gave, and loads no vector of the index into the process."""
+    gives the chunks the in-memory version gave, and neither it, +hybrid nor +names reads every record."""
     from sac.index.documents import document_index
     from sac.retrieval import docfirst
 
     wb = Workbench(routed_wb.config, embedder=routed_wb.embedder)  # a new store client: nothing cached
-    got = wb.search(CORPUS, parse_methods("sac-generic+docs1,sac-generic+hybrid0.75"), [q.text for q in nli.queries], 16)
-    assert not snapshot._snapshots.get(wb.client)  # no snapshot (no vector matrix) was read for either option
+    got = wb.search(CORPUS, parse_methods("sac-generic+docs1,sac-generic+hybrid0.75,sac-generic+docs1+names"),
+                    [q.text for q in nli.queries], 16)
+    assert not snapshot._snapshots.get(wb.client)  # no snapshot (no vector, no chunk text) was read for any option
     snap, exact = _exact_docs1(routed_wb, nli, 16)
     texts = dict(zip(snap.ids, snap.texts))
     for hits, (want, _) in zip(got["sac-generic+docs1"], exact):

@@ -5,7 +5,8 @@ Two BM25 indexes per Chroma collection, refreshed together:
 - ``chunks``: one row per record, over what the record embedded (summary + section line + chunk text), for
   ``+hybrid<w>``;
 - ``documents``: one row per document, over its summary and whole text (rebuilt from its chunks), for the
-  document routing of ``+docs<N>``.
+  document routing of ``+docs<N>``; it keeps each document's text too (``texts.json``), which ``+names`` reads
+  instead of every chunk record.
 
 Tokenisation (``tokenize``) is the documented one: lower-case words and numbers, no stopwords, plus each pair of
 adjacent words written as one. Scores are rank-bm25's ``BM25Okapi`` with its defaults (k1 1.5, b 0.75,
@@ -38,7 +39,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, count
 from pathlib import Path
@@ -54,7 +55,7 @@ from sac.workspace import atomic_write_json, file_lock
 K1 = 1.5  # rank-bm25 BM25Okapi's defaults
 B = 0.75
 EPSILON = 0.25
-FORMAT = 1
+FORMAT = 2  # 2: the documents index keeps each document's text (texts.json) for +names
 KINDS = ("chunks", "documents")
 MAX_LOADED = 8  # opened generations kept per process
 
@@ -201,10 +202,28 @@ class LexicalIndex:
     lexicon: Lexicon
     fingerprint: str = ""
     count: int = 0  # Chroma records the generation was built from
+    texts: list[str] | None = None  # documents: each one's text (rebuilt from its chunks), loaded on first use
+    folder: Path | None = None
     cache: dict[str, Any] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def document_texts(self) -> list[str]:
+        """Per row of the documents index, the document's text (without its summary)."""
+        with self.lock:
+            if self.texts is None:
+                assert self.folder is not None, "a documents index is built with its texts or loaded from a folder"
+                self.texts = json.loads((self.folder / "texts.json").read_text(encoding="utf-8"))
+            return self.texts
+
+    def derived(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` once per loaded generation and key (the +names vocabulary, squashed texts, ...)."""
+        with self.lock:
+            if key not in self.cache:
+                self.cache[key] = make()
+            return self.cache[key]
 
     def scores(self, query: str) -> np.ndarray:
         return self.lexicon.scores(query)
@@ -238,12 +257,14 @@ class LexicalIndex:
         self.lexicon.save(folder)
         rows = {"kind": self.kind, "ids": self.ids, "doc_ids": self.doc_ids, "signatures": self.signatures}
         (folder / "rows.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+        if self.kind == "documents":
+            (folder / "texts.json").write_text(json.dumps(self.document_texts(), ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path, fingerprint: str, count: int) -> LexicalIndex:
         rows = json.loads((folder / "rows.json").read_text(encoding="utf-8"))
         return cls(rows["kind"], rows["ids"], rows["doc_ids"], rows["signatures"], Lexicon.load(folder),
-                   fingerprint, count)
+                   fingerprint, count, folder=folder)
 
 
 def lexical_dir(index: Index) -> Path:
@@ -392,15 +413,19 @@ def _rebuild(
             chunk_rows.append((old_chunks.lexicon, old_chunks.row_of[rid]))
     docs = sorted(per_doc)
     doc_rows: list[list[str] | tuple[Lexicon, int]] = []
+    wholes: list[str] = []
     for d in docs:
         if d in changed:
-            doc_rows.append(tokenize(texts.documents[d]))
+            doc_rows.append(tokenize(f"{texts.summaries.get(d) or ''}\n{texts.wholes[d]}"))
+            wholes.append(texts.wholes[d])
         else:
             assert old_docs is not None
             doc_rows.append((old_docs.lexicon, old_docs.row_of[d]))
+            wholes.append(old_docs.document_texts()[old_docs.row_of[d]])
     return {
         "chunks": LexicalIndex("chunks", order, doc_of, signatures, _assemble(chunk_rows)),
-        "documents": LexicalIndex("documents", docs, docs, [doc_sigs[d] for d in docs], _assemble(doc_rows)),
+        "documents": LexicalIndex("documents", docs, docs, [doc_sigs[d] for d in docs], _assemble(doc_rows),
+                                  texts=wholes),
     }
 
 
@@ -434,7 +459,8 @@ def _assemble(rows: Sequence[list[str] | tuple[Lexicon, int]]) -> Lexicon:
 @dataclass
 class _Texts:
     chunks: dict[str, str]  # chunk id -> embedded text
-    documents: dict[str, str]  # document id -> summary + whole text
+    wholes: dict[str, str]  # document id -> its text, rebuilt from its chunks
+    summaries: dict[str, str | None]  # document id -> the summary its chunks embedded
 
 
 def summary_of(summary_store: Any, strategy: str | None, meta: Mapping[str, Any]) -> str | None:
@@ -480,7 +506,7 @@ def _texts_of(
     read: tuple[list[str], list[dict[str, Any]], list[str]], *, strategy: str | None, sections: bool,
 ) -> _Texts:
     """Embedded texts of the chunks and whole texts of ``doc_ids``, from ``read`` (ids, metadata, chunk texts)."""
-    out = _Texts({}, {})
+    out = _Texts({}, {}, {})
     ids, metas, texts = read
     grouped: dict[str, list[int]] = {}
     for i, meta in enumerate(metas):
@@ -492,12 +518,12 @@ def _texts_of(
         summary = summary_of(summary_store, strategy, metas[rows[0]])
         whole, embedded = embedded_texts(d, [metas[i] for i in rows], [texts[i] or "" for i in rows], summary,
                                          sections=sections)
-        out.documents[d] = f"{summary or ''}\n{whole}"
+        out.wholes[d], out.summaries[d] = whole, summary
         out.chunks.update((ids[i], text) for i, text in zip(rows, embedded))
     wanted = set(doc_ids)
     missing = [rid for rid, meta in records.items() if str(meta["doc_id"]) in wanted and rid not in out.chunks]
     for rid in missing:  # written between reading the metadata and the texts: left empty until the next refresh
         out.chunks[rid] = ""
     for d in doc_ids:
-        out.documents.setdefault(d, "")
+        out.wholes.setdefault(d, "")
     return out

@@ -1,8 +1,7 @@
 """An in-memory copy of one index's records: ids, vectors, spans, chunk texts, and what was embedded.
 
-Reranking and ``+names`` need the text of every record of an index at once (``vectors=False``), the
-diagnostics every vector; hybrid search and document routing need neither (sac.index.lexical,
-sac.index.documents). ``snapshot()``
+Reranking needs the text of every record of an index at once (``vectors=False``), the diagnostics every
+vector; hybrid search, document routing and ``+names`` need neither (sac.index.lexical, sac.index.documents). ``snapshot()``
 reads them once per (store client, collection, record count) and keeps them in memory; ``forget()`` drops a
 collection after its index was written.
 

@@ -40,7 +40,6 @@ import numpy as np
 
 from sac.index.documents import DocumentIndex
 from sac.index.lexical import LexicalIndex
-from sac.index.snapshot import IndexSnapshot
 from sac.index.store import Index
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
@@ -175,12 +174,14 @@ def dense_inside(
     return known[:n]
 
 
-def named_documents(snap: IndexSnapshot, query: str) -> frozenset[str]:  # snap: texts only (vectors=False)
-    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS)."""
+def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
+    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS);
+    the texts are the lexical ``documents`` index's."""
     keys = names.squashed_names(query)
     if not keys:
         return frozenset()
-    texts = snap.derived("squashed_texts", lambda: {d: names.squash(snap.document_text(d)) for d in snap.documents})
+    texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
+                                                         for d, t in zip(documents.ids, documents.document_texts())})
     for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
         hits = frozenset(d for d, text in texts.items() if key in text)
         if 0 < len(hits) <= MAX_NAMED_DOCS:

@@ -50,11 +50,11 @@ def file_line(doc_id: str) -> str:
 
 
 def _rewrite_names(
-    wb: Any, snap: snapshot.IndexSnapshot, queries: Sequence[str], vectors: np.ndarray,
+    wb: Any, documents: lexical.LexicalIndex, queries: Sequence[str], vectors: np.ndarray,
 ) -> tuple[list[str], np.ndarray]:
-    """Queries with company names written as the corpus writes them; changed ones are embedded again."""
-    vocab = snap.derived("names_vocabulary",
-                         lambda: names.NameVocabulary.from_texts(snap.document_text(d) for d in snap.documents))
+    """Queries with company names written as the corpus writes them; changed ones are embedded again. The
+    corpus is the documents' text as the lexical ``documents`` index keeps it (no chunk record is read)."""
+    vocab = documents.derived("names_vocabulary", lambda: names.NameVocabulary.from_texts(documents.document_texts()))
     rewritten = [names.rewrite_query(q, vocab) for q in queries]
     changed = [i for i, (a, b) in enumerate(zip(queries, rewritten)) if a != b]
     if not changed:
@@ -77,27 +77,27 @@ def search(
     opts = method.search_options
     if not opts:
         return index.search(vectors, k)
+    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
+    lexicons = None
+    if {"names", "hybrid", "docs"} & set(opts):
+        lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
+                                           sections=method.option("sections") is not None)
     named_queries: list[str] | None = None
     if "names" in opts:
+        assert lexicons is not None
         named_queries = list(queries)  # as asked: squashed names are matched before they are rewritten
-        queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index, vectors=False), queries, vectors)
+        queries, vectors = _rewrite_names(wb, lexicons["documents"], queries, vectors)
         opts = {key: value for key, value in opts.items() if key != "names"}
         if not opts:
             return index.search(vectors, k)
-    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
     first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
     weight = float(opts["hybrid"]) if "hybrid" in opts else None
     n_docs = int(opts["docs"]) if "docs" in opts else None
-    lexicons = None
-    if weight is not None or n_docs is not None:
-        lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
-                                           sections=method.option("sections") is not None)
     doc_weight = float(opts.get("docw") or docfirst.DENSE_SHARE)
     pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
     summaries = None
     if n_docs is not None:
         summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
-    names_snap = snapshot.snapshot(wb.client, index, vectors=False) if n_docs is not None and named_queries else None
 
     dense_all: list[list[Hit]] | None = None
     if n_docs is None and weight is None:
@@ -108,7 +108,7 @@ def search(
         allowed = None
         if n_docs is not None:
             assert lexicons is not None
-            named = docfirst.named_documents(names_snap, named_queries[i]) if names_snap and named_queries else frozenset()
+            named = docfirst.named_documents(lexicons["documents"], named_queries[i]) if named_queries else frozenset()
             routed = docfirst.route(index, lexicons, summaries, query, vector, n_docs, weight=doc_weight, named=named)
             allowed = lexicons["chunks"].rows(routed.documents)
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
