@@ -202,8 +202,7 @@ class LexicalIndex:
     lexicon: Lexicon
     fingerprint: str = ""
     count: int = 0  # Chroma records the generation was built from
-    texts: list[str] | None = None  # documents: each one's text (rebuilt from its chunks), loaded on first use
-    folder: Path | None = None
+    texts: list[str] | None = None  # documents: each one's text (rebuilt from its chunks)
     cache: dict[str, Any] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -212,11 +211,9 @@ class LexicalIndex:
 
     def document_texts(self) -> list[str]:
         """Per row of the documents index, the document's text (without its summary)."""
-        with self.lock:
-            if self.texts is None:
-                assert self.folder is not None, "a documents index is built with its texts or loaded from a folder"
-                self.texts = json.loads((self.folder / "texts.json").read_text(encoding="utf-8"))
-            return self.texts
+        if self.texts is None:
+            raise ValueError(f"The {self.kind} lexical index keeps no document texts")
+        return self.texts
 
     def derived(self, key: str, make: Callable[[], Any]) -> Any:
         """``make()`` once per loaded generation and key (the +names vocabulary, squashed texts, ...)."""
@@ -263,8 +260,10 @@ class LexicalIndex:
     @classmethod
     def load(cls, folder: Path, fingerprint: str, count: int) -> LexicalIndex:
         rows = json.loads((folder / "rows.json").read_text(encoding="utf-8"))
+        # Read now, not on first use: a later refresh by another process may remove this generation's folder.
+        texts = json.loads((folder / "texts.json").read_text(encoding="utf-8")) if rows["kind"] == "documents" else None
         return cls(rows["kind"], rows["ids"], rows["doc_ids"], rows["signatures"], Lexicon.load(folder),
-                   fingerprint, count, folder=folder)
+                   fingerprint, count, texts=texts)
 
 
 def lexical_dir(index: Index) -> Path:
