@@ -25,8 +25,9 @@ from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference
 from sac.index import snapshot as index_snapshot
+from sac.index.client import make_client
 from sac.index.snapshot import IndexSnapshot
-from sac.index.store import IndexInfo, list_indexes, make_client
+from sac.index.store import IndexInfo, list_indexes
 from sac.ingest import catalog
 from sac.progress import StageClock
 from sac.retrieval.methods import parse_method

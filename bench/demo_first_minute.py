@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 from common import RESULTS, write_json  # noqa: E402
 
 from sac.config import SacConfig  # noqa: E402
-from sac.index.store import list_indexes, make_client  # noqa: E402
+from sac.index.client import make_client  # noqa: E402
+from sac.index.store import list_indexes  # noqa: E402
 from sac.jobs import board  # noqa: E402
 
 PAPER = {"baseline", "sac-generic", "sac-expert"}

@@ -35,8 +35,9 @@ import common
 from common import log, median
 
 from sac.config import SacConfig
+from sac.index.client import make_client
 from sac.index.shards import shard_of
-from sac.index.store import Index, list_indexes, make_client
+from sac.index.store import Index, list_indexes
 from sac.workspace import Workspace
 
 CORPUS = "bench"

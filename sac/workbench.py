@@ -16,9 +16,11 @@ from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
-from sac.index import snapshot
+from sac.index import lexical, snapshot
+from sac.index.client import make_client
+from sac.index.documents import document_index
 from sac.index.shards import Shard, require_server, sync_shard
-from sac.index.store import Index, IndexKey, SyncReport, list_indexes, make_client
+from sac.index.store import Index, IndexKey, SyncReport, list_indexes
 from sac.progress import Progress
 from sac.retrieval import options as method_options
 from sac.retrieval.methods import Method, check_k, check_query
@@ -182,6 +184,18 @@ class Workbench:
                 )
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
+            # BM25 (+hybrid, +docs) and the document collection (+docs) follow the records now, so the first such
+            # search does not wait for them (about half a minute for 100k chunks from scratch, less when few changed).
+            # A shard leaves them to the first search after the last shard: before that the index is not searched.
+            if shard is not None and not index.is_complete():
+                continue
+            if progress:
+                progress(f"BM25 and document index {method.index_name}", 0, 1)
+            lexical.lexical_indexes(index, self.summary_store, strategy=method.strategy,
+                                    sections=method.option("sections") is not None)
+            document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
+            if progress:
+                progress(f"BM25 and document index {method.index_name}", 1, 1)
         return reports
 
     def _check_embedder(self) -> None:

@@ -3,6 +3,7 @@
 ```
 <workspace>/
   chroma/                 embedded chromadb (unused with SAC_CHROMA_URL)
+  lexical/<collection>/   BM25 of each index, beside it (sac.index.lexical; also with SAC_CHROMA_URL)
   corpora/<name>.jsonl    uploaded corpora, one document per line
   summaries/              summary cache and hand-edited versions
   runs/<run id>/          saved evaluation runs (format: sac.evaluation.runs.RunFolder)

@@ -140,7 +140,8 @@ def interrupt_index(workspace: Path, corpus: str, method: str, doc_id: str) -> i
     """What a build killed part-way leaves: one document's records of the index missing and the index marked
     incomplete (as ``Index.sync`` marks it before its first write). Returns the records left."""
     from sac.config import SacConfig
-    from sac.index.store import Index, list_indexes, make_client
+    from sac.index.client import make_client
+    from sac.index.store import Index, list_indexes
 
     cfg = SacConfig(workspace=workspace)
     client = make_client(cfg)

@@ -29,7 +29,8 @@ from sac.config import SacConfig
 from sac.embedding.models import make_embedder, normalise
 from sac.embedding.remote import OpenAIEmbedder
 from sac.errors import ConfigError, EmbedderError
-from sac.index.store import list_indexes, make_client
+from sac.index.client import make_client
+from sac.index.store import list_indexes
 from tests.conftest import CLEAN_ENV, DEMO, ROOT
 from tests.openai_stub import Drop, OpenAIStub, Status, free_port, trigram_vector
 

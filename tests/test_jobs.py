@@ -60,7 +60,7 @@ def ndas():
 
 
 def _client(workspace: Path):
-    from sac.index.store import make_client
+    from sac.index.client import make_client
 
     return make_client(SacConfig(workspace=workspace))
 

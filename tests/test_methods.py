@@ -23,7 +23,7 @@ from sac.protocols import Reranker
 from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
 from sac.retrieval.methods import parse_method, parse_methods, suggested_methods
 from sac.retrieval.rerank import LexicalReranker, make_reranker
-from sac.types import Chunk, Document, Hit, Span
+from sac.types import Chunk, Document, Span
 from sac.workbench import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,25 +85,18 @@ def test_bm25_tokens_and_scores_hand_checked():
     assert list(minmax(np.array([1.0, 1.0]))) == [0.0, 0.0]
 
 
-def test_fusion_on_a_hand_made_snapshot():
-    # Three chunks; the query vector is closest to row 0, BM25 favours row 2.
-    vectors = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
-    snap = snapshot.IndexSnapshot(
-        "toy", ["a@0-1", "a@1-2", "b@0-1"], vectors, ["a", "a", "b"], np.array([0, 1, 0]), np.array([1, 2, 1]),
-        ["x", "y", "z"], [{}, {}, {}])
-    q = np.array([1, 0], dtype=np.float32)
-    dense = [Hit(snap.chunk(0), 1.0, 1), Hit(snap.chunk(1), 0.8, 2)]
-    lexical = np.array([0.0, 1.0, 3.0])
-    only_dense = fuse(snap, q, dense, lexical, 1.0, 3)
-    assert [h.chunk.chunk_id for h in only_dense] == ["a@0-1", "a@1-2", "b@0-1"]
-    only_bm25 = fuse(snap, q, dense, lexical, 0.0, 3)
-    assert [h.chunk.chunk_id for h in only_bm25] == ["b@0-1", "a@1-2", "a@0-1"]
+def test_fusion_hand_checked():
+    # Three candidates: the query is closest to a@0-1 (dense), BM25 favours b@0-1; order = rows (document, start).
+    ids, dense, lexical, order = ["a@0-1", "a@1-2", "b@0-1"], np.array([1.0, 0.8, 0.0]), np.array([0.0, 1.0, 3.0]), [0, 1, 2]
+    assert [c for c, _ in fuse(ids, dense, lexical, order, 1.0, 3)] == ["a@0-1", "a@1-2", "b@0-1"]
+    assert [c for c, _ in fuse(ids, dense, lexical, order, 0.0, 3)] == ["b@0-1", "a@1-2", "a@0-1"]
     # dense [1, .8, 0] and BM25 [0, 1/3, 1] after min-max; fused: a@0-1 .5, a@1-2 .4 + 1/6, b@0-1 .5 (tie: dense wins)
-    half = fuse(snap, q, dense, lexical, 0.5, 3)
-    assert [h.chunk.chunk_id for h in half] == ["a@1-2", "a@0-1", "b@0-1"]
-    assert half[0].score == pytest.approx(0.4 + 1 / 6) and half[1].score == half[2].score == pytest.approx(0.5)
-    restricted = fuse(snap, q, dense, lexical, 0.0, 3, allowed_rows=np.array([0, 1]))
-    assert {h.chunk.doc_id for h in restricted} == {"a"}
+    half = fuse(ids, dense, lexical, order, 0.5, 3)
+    assert [c for c, _ in half] == ["a@1-2", "a@0-1", "b@0-1"]
+    assert half[0][1] == pytest.approx(0.4 + 1 / 6) and half[1][1] == half[2][1] == pytest.approx(0.5)
+    # A tie in both scores goes to the earlier row.
+    assert [c for c, _ in fuse(["x", "y"], np.array([0.5, 0.5]), np.array([1.0, 1.0]), [7, 3], 0.5, 2)] == ["y", "x"]
+    assert fuse([], np.zeros(0), np.zeros(0), [], 0.5, 3) == []
 
 
 def test_hybrid_weight_one_ranks_like_dense(built, nli):
@@ -158,19 +151,16 @@ def test_docs1_returns_hits_from_one_document_only(built, nli):
 def test_document_scores_fuse_dense_and_whole_document_bm25():
     from sac.retrieval.docfirst import document_scores
 
-    # Document a: the closer chunk vector; document b: the one whose text names what the query names.
-    vectors = np.array([[1, 0], [0.9, 0.1], [0.6, 0.8]], dtype=np.float32)
-    snap = snapshot.IndexSnapshot(
-        "toy", ["a@0-1", "a@1-2", "b@0-1"], vectors, ["a", "a", "b"], np.array([0, 1, 0]), np.array([1, 2, 1]),
-        ["x", "y", "z"], [{}, {}, {}])
-    q = np.array([1, 0], dtype=np.float32)
-    assert [d for d, _ in document_scores(snap, q)] == ["a", "b"]  # dense only: best chunk cosine
-    lexical = np.array([0.0, 2.0])  # rows of snap.documents: a, b
-    assert [d for d, _ in document_scores(snap, q, lexical=lexical)] == ["b", "a"]  # 0.25 dense + 0.75 BM25
-    assert [d for d, _ in document_scores(snap, q, lexical=lexical, weight=1.0)] == ["a", "b"]
-    summary = {"b": np.array([1, 0], dtype=np.float32)}  # b's summary matches the query exactly
-    scored = dict(document_scores(snap, q, summary_vecs=summary))
+    # Document a: the closer best chunk; document b: the one whose text names what the query names.
+    docs, best = ["a", "b"], np.array([1.0, 0.6])
+    assert [d for d, _ in document_scores(docs, best)] == ["a", "b"]  # dense only: best chunk cosine
+    lexical = np.array([0.0, 2.0])
+    assert [d for d, _ in document_scores(docs, best, lexical=lexical)] == ["b", "a"]  # 0.25 dense + 0.75 BM25
+    assert [d for d, _ in document_scores(docs, best, lexical=lexical, weight=1.0)] == ["a", "b"]
+    summary = np.array([np.nan, 1.0])  # b's summary matches the query exactly; a has no summary
+    scored = dict(document_scores(docs, best, summary=summary))
     assert scored["b"] == pytest.approx((0.6 + 1.0) / 2) and scored["a"] == pytest.approx(1.0)
+    assert [d for d, _ in document_scores(docs, best, lexical=lexical, named=frozenset({"a"}))] == ["a", "b"]
 
 
 def test_docs_first_top_hit_is_the_top_hit_inside_the_chosen_document(built, nli):

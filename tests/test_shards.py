@@ -23,8 +23,9 @@ import pytest
 from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.errors import ConfigError, IndexIncompleteError
+from sac.index.client import make_client
 from sac.index.shards import Shard, parse_shard, shard_of, sync_shard
-from sac.index.store import Index, IndexKey, list_indexes, make_client
+from sac.index.store import Index, IndexKey, list_indexes
 from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
 from tests.conftest import _reset_server

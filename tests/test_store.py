@@ -169,7 +169,7 @@ def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store
 
 
 def _client(config):
-    from sac.index.store import make_client
+    from sac.index.client import make_client
 
     return make_client(config)
 

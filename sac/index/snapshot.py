@@ -1,8 +1,9 @@
 """An in-memory copy of one index's records: ids, vectors, spans, chunk texts, and what was embedded.
 
-Hybrid search (BM25 over the embedded text), document-first ranking, reranking and the diagnostics all
-need every record of an index at once. ``snapshot()`` reads them once per (store client, collection,
-record count) and keeps them in memory; ``forget()`` drops a collection after its index was written.
+Reranking needs the text of every record of an index at once (``vectors=False``), the diagnostics every
+vector; hybrid search, document routing and ``+names`` need neither (sac.index.lexical, sac.index.documents). ``snapshot()``
+reads them once per (store client, collection, record count) and keeps them in memory; ``forget()`` drops a
+collection after its index was written.
 
 The embedded text (summary + section line + chunk text) is not stored in Chroma, only the chunk text
 and the hashes of the summary and section line. ``embedded_texts()`` rebuilds it: the summary from the
@@ -100,22 +101,29 @@ _snapshots: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, int], IndexSna
 _snapshots_lock = threading.Lock()
 
 
-def snapshot(client: Any, index: Index) -> IndexSnapshot:
-    """The records of ``index`` (read through ``client``), cached per (client, collection, record count)."""
+def snapshot(client: Any, index: Index, *, vectors: bool = True) -> IndexSnapshot:
+    """The records of ``index`` (read through ``client``), cached per (client, collection, record count).
+
+    ``vectors=False`` reads ids, spans and texts only (``+names`` needs the documents' text, not their vectors):
+    its ``vectors`` has no columns, and a later call that needs vectors reads the records again."""
     count = index.count()
     key = (index.key.collection_name, count)
     with _snapshots_lock:
         per_client = _snapshots.setdefault(client, OrderedDict())
         found = per_client.get(key)
-        if found is not None:
+        if found is not None and (not vectors or found.vectors.shape[1] or not count):
             per_client.move_to_end(key)
             return found
-    ids, vectors, metas, texts = index.all_embeddings()
+    if vectors:
+        ids, matrix, metas, texts = index.all_embeddings()
+    else:
+        ids, metas, texts = index.chunk_texts()
+        matrix = np.zeros((len(ids), 0), np.float32)
     order = sorted(range(len(ids)), key=lambda i: (str(metas[i]["doc_id"]), int(metas[i]["start"])))
     snap = IndexSnapshot(
         collection=index.key.collection_name,
         ids=[ids[i] for i in order],
-        vectors=np.ascontiguousarray(vectors[order]) if len(ids) else np.zeros((0, 0), np.float32),
+        vectors=np.ascontiguousarray(matrix[order]) if len(ids) else np.zeros((0, 0), np.float32),
         doc_ids=[str(metas[i]["doc_id"]) for i in order],
         starts=np.array([int(metas[i]["start"]) for i in order], dtype=np.int64),
         ends=np.array([int(metas[i]["end"]) for i in order], dtype=np.int64),

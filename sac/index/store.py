@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, contextmanager
@@ -23,7 +22,15 @@ import numpy as np
 
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
-from sac.types import Chunk, Hit, Span, text_hash
+from sac.index.client import describe_store
+from sac.index.records import (  # noqa: F401 - re-exported: the index's record format
+    _fingerprint,
+    _same_inputs,
+    _wanted_records,
+    embedding_text,
+    summary_hash,
+)
+from sac.types import Chunk, Hit, Span
 from sac.workspace import file_lock
 
 if TYPE_CHECKING:
@@ -33,7 +40,6 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 ADD_BATCH = 512  # records per embed + upsert round trip (chromadb accepts about 5,400)
 Progress = Callable[[int, int], None]
-_persistent_client_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,72 +102,9 @@ class SyncReport:
         return f"{self.embedded} chunks embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
 
 
-def make_client(config: SacConfig) -> Any:
-    """``HttpClient`` when ``config.chroma_url`` is set, else ``PersistentClient`` under the workspace."""
-    import chromadb
-    from chromadb.config import Settings
-
-    settings = Settings(anonymized_telemetry=False)
-    if config.chroma_url:
-        from urllib.parse import urlparse
-
-        url = urlparse(config.chroma_url)
-        if url.scheme not in ("http", "https") or not url.hostname:
-            raise StoreError(f"SAC_CHROMA_URL must look like http://127.0.0.1:8000, got {config.chroma_url!r}")
-        try:
-            client = chromadb.HttpClient(
-                host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https", settings=settings,
-            )
-            client.heartbeat()
-        except Exception as err:  # noqa: BLE001 - chromadb raises several unrelated types here
-            raise StoreError(
-                f"Cannot reach the Chroma server at {config.chroma_url}: {err}. "
-                "Start it with `chroma run --path DIR --host 127.0.0.1 --port 8000` or unset SAC_CHROMA_URL."
-            ) from err
-        return client
-    path = config.workspace / "chroma"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        # chromadb shares one System per path between clients and creates it without a lock: two sessions
-        # opening the same store at once get a KeyError or an unstarted System.
-        with _persistent_client_lock:
-            return chromadb.PersistentClient(path=str(path), settings=settings)
-    except Exception as err:  # noqa: BLE001 - OSError, sqlite and chromadb's own errors
-        raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
-
-
-def describe_store(config: SacConfig) -> str:
-    """Where the indexes live, for messages: the server URL or the embedded store's folder."""
-    if config.chroma_url:
-        return f"the Chroma server at {config.chroma_url}"
-    return f"the Chroma store in {config.workspace / 'chroma'}"
-
-
 def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
     """Serialise writers of one index across threads (app sessions) and processes (CLI runs)."""
     return file_lock(lock_dir / f"{name}.lock")
-
-
-_INPUT_HASHES = ("doc_hash", "summary_hash", "prefix_hash")
-
-
-def _wanted_records(
-    chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
-    prefixes: Mapping[str, str],
-) -> dict[str, tuple[Chunk, dict[str, Any]]]:
-    """Chunk id -> (chunk, the metadata its record must carry: span and the hashes of what was embedded)."""
-    wanted: dict[str, tuple[Chunk, dict[str, Any]]] = {}
-    for chunk in chunks:
-        wanted[chunk.chunk_id] = (chunk, {
-            "doc_id": chunk.doc_id,
-            "start": chunk.span.start,
-            "end": chunk.span.end,
-            "doc_hash": doc_hashes[chunk.doc_id],
-            "summary_hash": summary_hash(summaries.get(chunk.doc_id)),
-            "prefix_hash": summary_hash(prefixes.get(chunk.chunk_id)),
-        })
-    return wanted
 
 
 def _complete(meta: Mapping[str, Any]) -> bool:
@@ -172,36 +115,7 @@ def _complete(meta: Mapping[str, Any]) -> bool:
     return bool(meta.get("sac_fingerprint"))
 
 
-def _same_inputs(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
-    """Whether a stored record was embedded from the text ``wanted`` describes."""
-    return all(stored.get(f) == wanted[f] for f in _INPUT_HASHES)
-
-
-def _fingerprint(
-    chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
-    prefixes: Mapping[str, str],
-) -> str:
-    """Hash of everything a sync writes: equal fingerprints mean identical records."""
-    digest = hashlib.sha256()
-    for c in chunks:
-        digest.update(
-            f"{c.chunk_id}\0{doc_hashes[c.doc_id]}\0{summary_hash(summaries.get(c.doc_id))}"
-            f"\0{summary_hash(prefixes.get(c.chunk_id))}\n".encode()
-        )
-    return digest.hexdigest()[:32]
-
-
-def summary_hash(summary: str | None) -> str:
-    return "" if summary is None else text_hash(summary)
-
-
 MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
-
-
-def embedding_text(chunk: Chunk, summary: str | None, prefix: str | None = None) -> str:
-    """What is embedded: summary (and any extra context) + blank line + chunk text."""
-    head = "\n".join(p for p in (summary, prefix) if p)
-    return f"{head}\n\n{chunk.text}" if head else chunk.text
 
 
 class Index:
@@ -268,6 +182,23 @@ class Index:
             raise self._error(f"opening collection {name}", err) from err
         return self._collection
 
+    @property
+    def config(self) -> SacConfig:
+        return self._config
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    def chroma(self, action: str) -> AbstractContextManager[None]:
+        """Turn any chromadb error while doing ``action`` into a one-line StoreError naming this index."""
+        return self._chroma(action)
+
+    @property
+    def workspace(self) -> Path:
+        """The workspace this index belongs to (its locks and lexical indexes live there)."""
+        return self._config.workspace
+
     def exists(self) -> bool:
         try:
             self._open(create=False)
@@ -282,6 +213,11 @@ class Index:
             return int(self._open(create=False).count())
 
     def drop(self) -> None:
+        """Delete the collection, its shard records, its document collection and its lexical indexes."""
+        import shutil
+
+        from sac.index.documents import DocumentIndex
+        from sac.index.lexical import forget, lexical_dir
         from sac.index.shards import ShardBook
 
         if self.exists():
@@ -290,6 +226,9 @@ class Index:
         with self._chroma("deleting the shard records"):
             ShardBook(self._client, self.key.collection_name).drop()
         self._collection = None
+        DocumentIndex(self).drop()
+        forget(self)
+        shutil.rmtree(lexical_dir(self), ignore_errors=True)
 
     def records(self) -> dict[str, dict[str, Any]]:
         """All record ids with their metadata (paged, so large collections stay cheap)."""
@@ -459,6 +398,11 @@ class Index:
     def _stored_fingerprint(self) -> str:
         return str(self._stored_metadata().get("sac_fingerprint", ""))
 
+    def fingerprint(self) -> str:
+        """What the last complete sync wrote (empty while a sync runs, after one stopped part-way, after a
+        removal of documents, and for a missing index)."""
+        return self._stored_fingerprint() if self.exists() else ""
+
     def _set_fingerprint(self, value: str, *, complete: bool) -> None:
         """Record what the index was built from, and whether its last build (or removal) ran to the end."""
         meta: dict[str, Any] = {f"sac_{k}": v for k, v in self.key.as_dict().items()}
@@ -544,6 +488,58 @@ class Index:
                 hits.append(Hit(chunk=Chunk(span=span, text=text or ""), score=1.0 - float(dist), rank=rank))
             out.append(hits)
         return out
+
+    def chunk_texts(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+        """Ids, metadata and chunk texts of every record (of these documents), without the vectors."""
+        if doc_ids is not None and not doc_ids:
+            return [], [], []
+        col = self._open(create=False)
+        where = {"doc_id": {"$in": list(doc_ids)}} if doc_ids is not None else None
+        ids: list[str] = []
+        metas: list[dict[str, Any]] = []
+        texts: list[str] = []
+        page, offset = 5000, 0
+        while True:
+            with self._chroma("reading chunk texts"):
+                got = col.get(include=["metadatas", "documents"], where=where, limit=page, offset=offset)
+            ids.extend(got["ids"])
+            metas.extend(dict(m or {}) for m in got["metadatas"] or [])
+            texts.extend(t or "" for t in got["documents"] or [])
+            if len(got["ids"]) < page:
+                return ids, metas, texts
+            offset += page
+
+    def nearest(self, query_vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """The ids and cosines of the ``n`` records nearest to one query vector (no texts: the cheapest query)."""
+        col = self._open(create=False)
+        with self._chroma("searching"):
+            got = col.query(query_embeddings=np.asarray(query_vector, dtype=np.float32)[None, :], n_results=n,
+                            include=["distances"])
+        return [(rid, 1.0 - float(d)) for rid, d in zip(got["ids"][0], (got["distances"] or [[]])[0])]
+
+    def vectors_of(self, ids: Sequence[str]) -> np.ndarray:
+        """The vectors of these record ids, in that order (rows of a matrix), read by id."""
+        if not ids:
+            return np.zeros((0, 0), np.float32)
+        with self._chroma("reading vectors"):
+            got = self._open(create=False).get(ids=list(ids), include=["embeddings"])
+        at = {rid: i for i, rid in enumerate(got["ids"])}
+        if len(at) < len(set(ids)):
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
+        return np.asarray(got["embeddings"], dtype=np.float32)[[at[rid] for rid in ids]]
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        """The chunks of these record ids, in that order, read by id."""
+        if not ids:
+            return []
+        with self._chroma("reading chunks"):
+            got = self._open(create=False).get(ids=list(ids), include=["metadatas", "documents"])
+        at = {rid: i for i, rid in enumerate(got["ids"])}
+        if len(at) < len(set(ids)):
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
+        metas, texts = got["metadatas"] or [], got["documents"] or []
+        return [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
+                for i in (at[rid] for rid in ids)]
 
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""

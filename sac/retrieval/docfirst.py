@@ -16,6 +16,16 @@ A document's score, per query:
 - with ``+names``, documents whose letters-and-digits-only text holds the question's squashed company name
   ("BELLRINGBRANDS,INC" in "BellRing Brands, Inc.") come first, when at most ``MAX_NAMED_DOCS`` do.
 
+Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
+question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
+the lexical ``documents`` index (sac.index.lexical). A document with no chunk among the nearest ones has a best
+cosine at most the last of them, and that bound stands in for it; a document that would be chosen on a bound is
+scored exactly from its own chunk vectors first, so the chosen documents are always scored exactly (the bound can
+still move the min-max scaling a little: bench/README.md, "Document-level index", measures how often the choice
+differs from scoring every chunk). The chunks inside the chosen documents are the nearest ones when enough of
+them were among the ``ROUTE_CHUNKS`` (then they are exactly the documents' top chunks), else their own vectors,
+read by id, are scored.
+
 ``DENSE_SHARE`` = 0.25 was the best of 1, 0.75, 0.5, 0.25 for picking the right NDA among 183 (bench/README.md;
 on the 5 demo NDAs 0.5 does better). When the top N documents hold fewer than k chunks, fewer than k hits
 come back.
@@ -23,76 +33,49 @@ come back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from sac.index.snapshot import IndexSnapshot
+from sac.index.documents import DocumentIndex
+from sac.index.lexical import LexicalIndex
+from sac.index.store import Index
 from sac.retrieval import names
-from sac.retrieval.hybrid import BM25Index, minmax
+from sac.retrieval.hybrid import minmax
 
 DENSE_SHARE = 0.25
 NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
 MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of them
-
-
-def summary_vectors(snap: IndexSnapshot, summaries: Mapping[str, str], embedder: Any) -> dict[str, np.ndarray]:
-    """Document id -> its summary's embedding, embedded once per snapshot and embedder."""
-    def make() -> dict[str, np.ndarray]:
-        ids = [d for d in snap.documents if summaries.get(d)]
-        if not ids:
-            return {}
-        vectors = np.asarray(embedder.embed_documents([summaries[d] for d in ids]), dtype=np.float32)
-        return dict(zip(ids, vectors))
-
-    return snap.derived(f"summary_vectors:{getattr(embedder, 'name', '')}", make)
-
-
-def document_bm25(snap: IndexSnapshot, summaries: Mapping[str, str]) -> BM25Index:
-    """BM25 over whole documents (summary + text, rebuilt from the chunks), rows = ``snap.documents``."""
-    def make() -> BM25Index:
-        return BM25Index([f"{summaries.get(d, '')}\n{snap.document_text(d)}" for d in snap.documents])
-
-    return snap.derived(f"document_bm25:{hash(tuple(sorted(summaries.items())))}", make)
-
-
-def best_per_document(snap: IndexSnapshot, row_scores: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Documents (in row order) and the highest row score of each."""
-    bounds = snap.doc_bounds
-    docs = list(bounds)
-    if not docs:
-        return [], np.zeros(0)
-    starts = np.asarray([bounds[d][0] for d in docs])
-    return docs, np.maximum.reduceat(row_scores, starts)
+ROUTE_CHUNKS = 256  # nearest chunks read per question for the documents' best chunk cosines
+MAX_EXACT_ROUNDS = 4  # rounds of scoring bound-chosen documents exactly before the choice stands
 
 
 def document_scores(
-    snap: IndexSnapshot,
-    query_vector: np.ndarray,
+    docs: Sequence[str],
+    best_chunk: np.ndarray,
     *,
-    summary_vecs: Mapping[str, np.ndarray] | None = None,
+    summary: np.ndarray | None = None,
     lexical: np.ndarray | None = None,
     weight: float = DENSE_SHARE,
     named: frozenset[str] = frozenset(),
 ) -> list[tuple[str, float]]:
-    """Every document of the index with its score for the query, best first.
+    """Every document with its score for the query, best first.
 
     Args:
-        lexical: one BM25 score per document (``document_bm25(...).scores(query)``); without it, dense only.
+        best_chunk: per document, the cosine of its best chunk.
+        summary: per document, the cosine of its summary (NaN where it has none: the best chunk counts twice).
+        lexical: per document, its BM25 score; without it, dense only.
         weight: the dense share of the fusion.
         named: documents whose own text holds the name the question gives its document (``+names``): they
             rank above all others, in the order of their fused score.
     """
-    if len(snap) == 0:
+    if not len(docs):
         return []
-    q = np.asarray(query_vector, dtype=np.float32)
-    docs, best_dense = best_per_document(snap, snap.vectors @ q)
-    dense = best_dense.astype(np.float64)
-    if summary_vecs:
-        summary = np.asarray([float(summary_vecs[d] @ q) if d in summary_vecs else best_dense[i]
-                              for i, d in enumerate(docs)])
-        dense = (dense + summary) / 2
+    best = np.asarray(best_chunk, dtype=np.float64)
+    dense = best
+    if summary is not None:
+        dense = (best + np.where(np.isnan(summary), best, summary)) / 2
     score = dense
     if lexical is not None and weight < 1.0:
         score = weight * minmax(dense) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
@@ -102,12 +85,103 @@ def document_scores(
     return [(docs[i], float(score[i])) for i in order]
 
 
-def named_documents(snap: IndexSnapshot, query: str) -> frozenset[str]:
-    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS)."""
+@dataclass
+class Routed:
+    """The documents a question was routed to and the cosines of their chunks that routing learnt."""
+
+    documents: list[str]
+    cosines: dict[str, float]  # chunk id -> cosine, for chunks of ``documents``
+    complete: set[str]  # documents all of whose chunks are in ``cosines``
+    bound: float = -1.0  # every chunk not among the nearest ones has a cosine at most this
+
+
+def route(
+    index: Index, lexicons: dict[str, LexicalIndex], summaries: DocumentIndex | None, query: str,
+    query_vector: np.ndarray, n_docs: int, *, weight: float = DENSE_SHARE, named: frozenset[str] = frozenset(),
+    nearest: int | None = None,
+) -> Routed:
+    """The top ``n_docs`` documents for one question (module docstring), read from the stores; ``nearest``:
+    how many nearest chunks to read (default ``ROUTE_CHUNKS``)."""
+    nearest = nearest or ROUTE_CHUNKS
+    chunks, documents = lexicons["chunks"], lexicons["documents"]
+    docs = documents.ids
+    if not docs:
+        return Routed([], {}, set(), -1.0)
+    position = {d: i for i, d in enumerate(docs)}
+    q = np.asarray(query_vector, dtype=np.float32)
+    found = index.nearest(q, min(nearest, len(chunks))) if len(chunks) else []
+    row_of = chunks.row_of
+    cosines: dict[str, float] = {}
+    per_doc: dict[str, int] = {}
+    best = np.full(len(docs), np.nan)
+    for cid, cos in found:
+        row = row_of.get(cid)
+        if row is None:
+            continue  # written after the lexical index was read: ignored until the next refresh
+        d = chunks.doc_ids[row]
+        cosines[cid] = cos
+        per_doc[d] = per_doc.get(d, 0) + 1
+        if d in position and not best[position[d]] >= cos:
+            best[position[d]] = cos
+    bound = found[-1][1] if found and len(found) >= nearest else -1.0
+    sizes = {d: b - a for d, (a, b) in chunks.doc_bounds.items()}
+    complete = {d for d, n in per_doc.items() if n == sizes.get(d)}
+    exact = {d for d in docs if not np.isnan(best[position[d]]) or bound <= -1.0}
+    best = np.where(np.isnan(best), bound, best)
+    summary = None
+    if summaries is not None:
+        got = summaries.summary_scores(q, len(docs))
+        summary = np.asarray([got.get(d, np.nan) for d in docs])
+    lexical = documents.scores(query)
+    for rounds in range(MAX_EXACT_ROUNDS + 1):
+        scored = document_scores(docs, best, summary=summary, lexical=lexical, weight=weight, named=named)
+        chosen = top_documents(scored, n_docs)
+        guessed = [d for d in chosen if d not in exact]
+        if not guessed or rounds == MAX_EXACT_ROUNDS:
+            break
+        learnt = chunk_cosines(index, chunks, guessed, q)
+        cosines.update(learnt)
+        for d in guessed:
+            rows = range(*chunks.doc_bounds[d])
+            best[position[d]] = max((learnt[chunks.ids[r]] for r in rows), default=bound)
+            exact.add(d)
+            complete.add(d)
+    return Routed(chosen, cosines, complete, bound)
+
+
+def chunk_cosines(index: Index, chunks: LexicalIndex, doc_ids: Sequence[str], query_vector: np.ndarray) -> dict[str, float]:
+    """Chunk id -> cosine to the query for every chunk of these documents, from their vectors read by id."""
+    ids = [chunks.ids[int(r)] for r in chunks.rows(doc_ids)]
+    if not ids:
+        return {}
+    return dict(zip(ids, (index.vectors_of(ids) @ np.asarray(query_vector, dtype=np.float32)).tolist()))
+
+
+def dense_inside(
+    index: Index, chunks: LexicalIndex, routed: Routed, query_vector: np.ndarray, n: int,
+) -> list[tuple[str, float]]:
+    """The top ``n`` chunks (id, cosine) of the routed documents, best first; ties by row (document, start)."""
+    row_of = chunks.row_of
+    mine = set(routed.documents)
+    known = [(cid, cos) for cid, cos in routed.cosines.items() if chunks.doc_ids[row_of[cid]] in mine]
+    # Every chunk of these documents above the nearest-chunk bound is known: n of them are the top n.
+    if not (sum(cos >= routed.bound for _, cos in known) >= n or mine <= routed.complete):
+        routed.cosines.update(chunk_cosines(index, chunks, [d for d in routed.documents if d not in routed.complete],
+                                            query_vector))
+        routed.complete |= mine
+        known = [(cid, cos) for cid, cos in routed.cosines.items() if chunks.doc_ids[row_of[cid]] in mine]
+    known.sort(key=lambda item: (-item[1], row_of[item[0]]))
+    return known[:n]
+
+
+def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
+    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS);
+    the texts are the lexical ``documents`` index's."""
     keys = names.squashed_names(query)
     if not keys:
         return frozenset()
-    texts = snap.derived("squashed_texts", lambda: {d: names.squash(snap.document_text(d)) for d in snap.documents})
+    texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
+                                                         for d, t in zip(documents.ids, documents.document_texts())})
     for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
         hits = frozenset(d for d, text in texts.items() if key in text)
         if 0 < len(hits) <= MAX_NAMED_DOCS:

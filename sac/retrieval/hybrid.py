@@ -1,69 +1,40 @@
-"""Hybrid retrieval: dense cosine and BM25 (rank-bm25) fused with a user weight.
+"""Hybrid retrieval: dense cosine and BM25 fused with a user weight.
 
 Method option ``+hybrid<w>``, ``w`` = the dense share (``hybrid0.75``: 75 % dense, 25 % BM25). BM25 runs
 over what each record embedded (summary + section line + chunk text for SAC), so the party names in a
-summary count for every chunk of its document. The BM25 model is built per index from its records and
-kept with the index snapshot (one per collection and record count).
+summary count for every chunk of its document. The BM25 index lives on disk beside the Chroma store and
+follows the collection (sac.index.lexical); ``tokenize`` is the documented tokenisation.
 
-Fusion, per query: the candidates are the union of the dense top N and the BM25 top N (N = max(k,
+Fusion, per query: the candidates are the union of the dense top N (Chroma) and the BM25 top N (N = max(k,
 ``CANDIDATES``)); each score is min-max normalised over the candidates, and
-``fused = w * dense + (1 - w) * bm25``. With ``w = 1`` the order is the dense order.
+``fused = w * dense + (1 - w) * bm25``. With ``w = 1`` the order is the dense order. Nothing but the candidates'
+records is read: the cosine of a BM25-only candidate comes from its own vector.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from sac.index.snapshot import IndexSnapshot
+from sac.index.lexical import LexicalIndex, Lexicon, tokenize
+from sac.index.store import Index
 from sac.types import Hit
 
 CANDIDATES = 100
-
-# Function words that carry no topic; legal terms ("party", "agreement") stay: BM25's idf weighs them.
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-him his how i if in into is it its itself just may me might more most must my no nor not of off on once only
-or other our ours out over own same shall she should so some such than that the their theirs them then there
-these they this those through to too under until up upon very was we were what when where which while who whom
-why will with would you your yours
-""".split())
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case words and numbers without stopwords, plus each pair of adjacent words written as one
-    ("AG Projects" also gives "agprojects"), so a name spelt with or without a space still matches."""
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
-    return words + [a + b for a, b in zip(words, words[1:]) if a.isalpha() and b.isalpha()]
+__all__ = ["CANDIDATES", "BM25Index", "fuse", "hybrid_hits", "minmax", "tokenize"]  # tokenize: sac.index.lexical's
 
 
 class BM25Index:
-    """BM25 (Okapi, rank-bm25's defaults) over one text per row of a snapshot."""
+    """BM25 (rank-bm25's Okapi scores, sac.index.lexical) over a list of texts, in memory."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        from rank_bm25 import BM25Okapi
-
         self.size = len(texts)
-        tokens = [tokenize(t) for t in texts]
-        # rank-bm25 divides by the mean document length: an index of empty texts gets one dummy token.
-        self._model: Any = BM25Okapi(tokens if any(tokens) else [["\0"]] * max(1, len(tokens)))
+        self._lexicon = Lexicon.from_tokens([tokenize(t) for t in texts])
 
     def scores(self, query: str) -> np.ndarray:
-        """One BM25 score per row (0 where no query word occurs)."""
-        words = list(dict.fromkeys(tokenize(query)))
-        if not words or self.size == 0:
-            return np.zeros(self.size, dtype=np.float64)
-        return np.asarray(self._model.get_scores(words), dtype=np.float64)[: self.size]
-
-
-def bm25_index(snap: IndexSnapshot, texts: Sequence[str], key: str) -> BM25Index:
-    """The BM25 model of a snapshot's embedded texts, built once per snapshot and ``key``."""
-    return snap.derived(f"bm25:{key}", lambda: BM25Index(texts))
+        """One BM25 score per text (0 where no query word occurs)."""
+        return self._lexicon.scores(query)
 
 
 def minmax(values: np.ndarray) -> np.ndarray:
@@ -77,43 +48,46 @@ def minmax(values: np.ndarray) -> np.ndarray:
 
 
 def fuse(
-    snap: IndexSnapshot,
-    query_vector: np.ndarray,
-    dense_hits: Sequence[Hit],
-    bm25_scores: np.ndarray,
-    weight: float,
-    k: int,
-    *,
-    allowed_rows: np.ndarray | None = None,
-    candidates: int = CANDIDATES,
-) -> list[Hit]:
-    """The top-k of the union of the dense hits and the BM25 top N, by the weighted min-max fusion.
+    ids: Sequence[str], dense: np.ndarray, lexical: np.ndarray, order: Sequence[int], weight: float, k: int,
+) -> list[tuple[str, float]]:
+    """The top-k candidates (id, fused score) by ``weight * minmax(dense) + (1 - weight) * minmax(lexical)``.
 
     Args:
-        dense_hits: the dense top N from the store (already restricted like ``allowed_rows``).
-        bm25_scores: one BM25 score per snapshot row.
-        allowed_rows: rows the result may come from (document-first retrieval); all by default.
+        ids, dense, lexical: the candidates, their cosine and their BM25 score.
+        order: a position per candidate (its row in document, start order): ties that the dense score does not
+            break (e.g. two identical boilerplate chunks) go to the earlier row.
     """
-    row_of = snap.row_of
-    n = max(k, candidates)
-    lexical = bm25_scores if allowed_rows is None else _masked(bm25_scores, allowed_rows)
-    top_lexical = _top(lexical, n)
-    rows = list(dict.fromkeys([*(row_of[h.chunk.chunk_id] for h in dense_hits if h.chunk.chunk_id in row_of),
-                               *(int(i) for i in top_lexical if lexical[i] > 0)]))
-    if not rows:
+    if not len(ids):
         return []
-    idx = np.asarray(rows)
-    dense = snap.vectors[idx] @ np.asarray(query_vector, dtype=np.float32)
-    fused = weight * minmax(dense) + (1.0 - weight) * minmax(bm25_scores[idx])
-    # Ties (e.g. two identical boilerplate chunks) break by the dense score, then by the row.
-    order = sorted(range(len(rows)), key=lambda j: (-fused[j], -dense[j], rows[j]))[:k]
-    return [Hit(snap.chunk(rows[j]), float(fused[j]), rank) for rank, j in enumerate(order, start=1)]
+    fused = weight * minmax(np.asarray(dense, dtype=np.float64)) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
+    ranked = sorted(range(len(ids)), key=lambda j: (-fused[j], -dense[j], order[j]))[:k]
+    return [(ids[j], float(fused[j])) for j in ranked]
 
 
-def _masked(scores: np.ndarray, allowed_rows: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(scores)
-    out[allowed_rows] = scores[allowed_rows]
-    return out
+def hybrid_hits(
+    index: Index, chunks: LexicalIndex, query: str, query_vector: np.ndarray, dense: Sequence[tuple[str, float]],
+    weight: float, k: int, *, allowed_rows: np.ndarray | None = None, candidates: int = CANDIDATES,
+) -> list[Hit]:
+    """``+hybrid<w>``: fuse the dense top N (``dense``: ids and cosines, already restricted like ``allowed_rows``)
+    with the BM25 top N of the lexical index; the cosines of BM25-only candidates are read from their vectors.
+    Only the candidates' records are read from the store."""
+    n = max(k, candidates)
+    scores = chunks.scores(query)
+    if allowed_rows is not None:
+        masked = np.zeros_like(scores)
+        masked[allowed_rows] = scores[allowed_rows]
+        scores = masked
+    row_of = chunks.row_of
+    cosine = {cid: s for cid, s in dense if cid in row_of}
+    lexical_only = [chunks.ids[int(r)] for r in _top(scores, n) if scores[r] > 0 and chunks.ids[int(r)] not in cosine]
+    if lexical_only:
+        vectors = index.vectors_of(lexical_only)
+        cosine.update(zip(lexical_only, (vectors @ np.asarray(query_vector, dtype=np.float32)).tolist()))
+    ids = list(cosine)
+    rows = [row_of[cid] for cid in ids]
+    fused = fuse(ids, np.asarray([cosine[c] for c in ids]), scores[rows], rows, weight, k)
+    read = index.get_chunks([cid for cid, _ in fused])
+    return [Hit(chunk, score, rank) for rank, (chunk, (_, score)) in enumerate(zip(read, fused), start=1)]
 
 
 def _top(scores: np.ndarray, n: int) -> np.ndarray:

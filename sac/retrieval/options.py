@@ -18,7 +18,7 @@ import numpy as np
 
 from sac.chunking.merge import merge_small_chunks
 from sac.chunking.sections import section_prefixes
-from sac.index import snapshot
+from sac.index import documents, lexical, snapshot
 from sac.retrieval import docfirst, hybrid, names
 from sac.retrieval import rerank as reranking
 from sac.retrieval.methods import Method
@@ -50,11 +50,11 @@ def file_line(doc_id: str) -> str:
 
 
 def _rewrite_names(
-    wb: Any, snap: snapshot.IndexSnapshot, queries: Sequence[str], vectors: np.ndarray,
+    wb: Any, documents: lexical.LexicalIndex, queries: Sequence[str], vectors: np.ndarray,
 ) -> tuple[list[str], np.ndarray]:
-    """Queries with company names written as the corpus writes them; changed ones are embedded again."""
-    vocab = snap.derived("names_vocabulary",
-                         lambda: names.NameVocabulary.from_texts(snap.document_text(d) for d in snap.documents))
+    """Queries with company names written as the corpus writes them; changed ones are embedded again. The
+    corpus is the documents' text as the lexical ``documents`` index keeps it (no chunk record is read)."""
+    vocab = documents.derived("names_vocabulary", lambda: names.NameVocabulary.from_texts(documents.document_texts()))
     rewritten = [names.rewrite_query(q, vocab) for q in queries]
     changed = [i for i, (a, b) in enumerate(zip(queries, rewritten)) if a != b]
     if not changed:
@@ -70,65 +70,63 @@ def search(
     """Top-k hits per query for one method of a ``Workbench``.
 
     Long because it is the search half of the method grammar: the options apply in this order (names,
-    document routing, hybrid, rerank), which reads best top to bottom in one place.
+    document routing, hybrid, rerank), which reads best top to bottom in one place. Hybrid search and document
+    routing read the lexical indexes, the document collection and the candidates' records: never every vector.
     """
     index = wb.index(corpus, method)
     opts = method.search_options
     if not opts:
         return index.search(vectors, k)
+    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
+    lexicons = None
+    if {"names", "hybrid", "docs"} & set(opts):
+        lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
+                                           sections=method.option("sections") is not None)
     named_queries: list[str] | None = None
     if "names" in opts:
+        assert lexicons is not None
         named_queries = list(queries)  # as asked: squashed names are matched before they are rewritten
-        queries, vectors = _rewrite_names(wb, snapshot.snapshot(wb.client, index), queries, vectors)
+        queries, vectors = _rewrite_names(wb, lexicons["documents"], queries, vectors)
         opts = {key: value for key, value in opts.items() if key != "names"}
         if not opts:
             return index.search(vectors, k)
-    reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
-    snap = snapshot.snapshot(wb.client, index)
     first_k = max(k, int(opts["rerank"] or reranking.DEFAULT_CANDIDATES)) if reranker is not None else k
     weight = float(opts["hybrid"]) if "hybrid" in opts else None
-    texts: list[str] | None = None
-    bm25 = None
-    if weight is not None or reranker is not None:
-        texts = snapshot.embedded_texts(snap, method, wb.summary_store)
-    if weight is not None and texts is not None:
-        bm25 = hybrid.bm25_index(snap, texts, method.index_name)
     n_docs = int(opts["docs"]) if "docs" in opts else None
     doc_weight = float(opts.get("docw") or docfirst.DENSE_SHARE)
     pool = max(first_k, hybrid.CANDIDATES) if weight is not None else first_k
-    summary_vecs = None
-    doc_bm25 = None
+    summaries = None
     if n_docs is not None:
-        summaries = snapshot.summary_texts(snap, method, wb.summary_store)
-        if summaries:
-            summary_vecs = docfirst.summary_vectors(snap, summaries, wb.embedder)
-        doc_bm25 = docfirst.document_bm25(snap, summaries)
+        summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
 
     dense_all: list[list[Hit]] | None = None
-    if n_docs is None:
+    if n_docs is None and weight is None:
         dense_all = index.search(vectors, pool)  # one round trip for every query
     out: list[list[Hit]] = []
     for i, query in enumerate(queries):
         vector = np.asarray(vectors[i], dtype=np.float32)
-        lexical = bm25.scores(query) if bm25 is not None else None
         allowed = None
         if n_docs is not None:
-            scored = docfirst.document_scores(snap, vector, summary_vecs=summary_vecs,
-                                              lexical=doc_bm25.scores(query) if doc_bm25 is not None else None,
-                                              weight=doc_weight,
-                                              named=docfirst.named_documents(snap, named_queries[i]) if named_queries else frozenset())
-            chosen = docfirst.top_documents(scored, n_docs)
-            allowed = snap.rows(chosen)
-            where = {"doc_id": {"$in": chosen}} if len(chosen) > 1 else {"doc_id": chosen[0]} if chosen else None
-            dense = index.search(vector[None, :], pool, where=where)[0] if chosen else []
+            assert lexicons is not None
+            named = docfirst.named_documents(lexicons["documents"], named_queries[i]) if named_queries else frozenset()
+            routed = docfirst.route(index, lexicons, summaries, query, vector, n_docs, weight=doc_weight, named=named)
+            allowed = lexicons["chunks"].rows(routed.documents)
+            dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
+            if weight is None:
+                chunks = index.get_chunks([cid for cid, _ in dense_ids[:first_k]])
+                hits = [Hit(c, cos, r) for r, (c, (_, cos)) in enumerate(zip(chunks, dense_ids), start=1)]
+        elif weight is not None:
+            dense_ids = index.nearest(vector, pool)  # ids and cosines: texts are read for the fused top k only
         else:
             assert dense_all is not None
-            dense = dense_all[i]
-        if weight is not None and lexical is not None:
-            hits = hybrid.fuse(snap, vector, dense, lexical, weight, first_k, allowed_rows=allowed)
-        else:
-            hits = dense[:first_k]
-        if reranker is not None and texts is not None:
+            hits = dense_all[i][:first_k]
+        if weight is not None:
+            assert lexicons is not None
+            hits = hybrid.hybrid_hits(index, lexicons["chunks"], query, vector, dense_ids, weight, first_k,
+                                      allowed_rows=allowed)
+        if reranker is not None:
+            snap = snapshot.snapshot(wb.client, index, vectors=False)  # embedded texts: no vectors needed
+            texts = snapshot.embedded_texts(snap, method, wb.summary_store)
             rows = [snap.row_of[h.chunk.chunk_id] for h in hits]
             ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
             hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
