@@ -7,7 +7,6 @@ length like the local models' (cosine similarity is a dot product everywhere in 
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -19,30 +18,10 @@ import numpy as np
 
 from sac.embedding.models import embedder_name, normalise
 from sac.errors import ConfigError, EmbedderError, MissingCredentialsError
+from sac.retry import retry_delay, retryable
 
 NO_KEY = "not-needed"  # local OpenAI-compatible servers accept any key; the client insists on one
 CHECK_TEXT = "Connection check."
-
-
-def _retryable(status: int, code: object) -> bool:
-    """Rate limits and server errors pass; an exhausted quota and other 4xx (bad model, key, input) do not."""
-    if status == 429:
-        return code != "insufficient_quota"
-    return status in (408, 409) or status >= 500
-
-
-def retry_delay(attempt: int, headers: Mapping[str, str] | None, backoff_s: float) -> float:
-    """Seconds before retry ``attempt + 1``: the server's ``Retry-After`` (capped at 60 s), else exponential."""
-    if headers is not None:
-        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-            value = headers.get(name)
-            try:
-                if value is not None:
-                    return min(60.0, max(0.0, float(value) * scale))
-            except ValueError:
-                continue
-    # Jitter keeps concurrent requests from retrying in lockstep.
-    return float(backoff_s * (2**attempt) * random.uniform(0.75, 1.0))
 
 
 class OpenAIEmbedder:
@@ -129,7 +108,7 @@ class OpenAIEmbedder:
             try:
                 reply = self._client.embeddings.create(model=self.model, input=texts)
             except openai.APIStatusError as err:
-                if last or not _retryable(err.status_code, getattr(err, "code", None)):
+                if last or not retryable(err.status_code, getattr(err, "code", None)):
                     raise self._status_error(err, attempts) from None
                 headers = err.response.headers
             except openai.APITimeoutError:

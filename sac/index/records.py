@@ -57,3 +57,12 @@ def embedding_text(chunk: Chunk, summary: str | None, prefix: str | None = None)
     """What is embedded: summary (and any extra context) + blank line + chunk text."""
     head = "\n".join(p for p in (summary, prefix) if p)
     return f"{head}\n\n{chunk.text}" if head else chunk.text
+
+
+def row_bounds(doc_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """Document id -> its rows ``[first, last + 1)`` in ``doc_ids`` (rows of one document are contiguous)."""
+    got: dict[str, tuple[int, int]] = {}
+    for i, d in enumerate(doc_ids):
+        first, _ = got.get(d, (i, i))
+        got[d] = (first, i + 1)
+    return got

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sac.chunking.sections import find_headings, section_prefix
+from sac.index.records import row_bounds
 from sac.index.store import Index, embedding_text, summary_hash
 from sac.retrieval.methods import Method
 from sac.types import Chunk, Span
@@ -58,11 +59,7 @@ class IndexSnapshot:
         """Document id -> its rows ``[first, last + 1)``."""
         got = self.cache.get("doc_bounds")
         if got is None:
-            got = {}
-            for i, d in enumerate(self.doc_ids):
-                first, _ = got.get(d, (i, i))
-                got[d] = (first, i + 1)
-            self.cache["doc_bounds"] = got
+            got = self.cache["doc_bounds"] = row_bounds(self.doc_ids)
         return dict(got)
 
     @property

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
-import random
 import re
 import threading
 import time
@@ -15,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sac.errors import ConfigError, MissingCredentialsError, SummarizerError
+from sac.retry import retry_delay, retryable
 from sac.summaries.prompts import (
     MIN_TARGET_CHARS,
     SHORTEN_PROMPT,
@@ -360,19 +360,16 @@ class OpenAISummarizer:
                     "or the key entered in the settings."
                 ) from None
             except openai.APIStatusError as err:
-                retryable = err.status_code in (408, 409, 429) or err.status_code >= 500
-                if err.status_code == 429 and getattr(err, "code", None) == "insufficient_quota":
-                    retryable = False
-                if not retryable or attempt == self.max_retries:
+                if not retryable(err.status_code, getattr(err, "code", None)) or attempt == self.max_retries:
                     raise self._status_error(err, document, attempt + 1) from None
-                time.sleep(self._delay(attempt, err.response.headers))
+                time.sleep(retry_delay(attempt, err.response.headers, self.backoff_s))
             except openai.APITimeoutError:
                 if attempt == self.max_retries:
                     raise SummarizerError(
                         f"{self.base_url} did not answer within {self.timeout_s:g} s for {document.doc_id!r} "
                         f"({attempt + 1} attempts). A busy local server may need a longer timeout."
                     ) from None
-                time.sleep(self._delay(attempt, None))
+                time.sleep(retry_delay(attempt, None, self.backoff_s))
             except openai.APIConnectionError as err:
                 if attempt == self.max_retries:
                     cause = self._scrub(str(err.__cause__ or err))
@@ -380,7 +377,7 @@ class OpenAISummarizer:
                         f"Cannot reach {self.base_url} ({cause}) while summarizing {document.doc_id!r}. "
                         "Check the base URL and that the server is running."
                     ) from None
-                time.sleep(self._delay(attempt, None))
+                time.sleep(retry_delay(attempt, None, self.backoff_s))
             except openai.OpenAIError as err:
                 raise SummarizerError(
                     f"Summarizing {document.doc_id!r} with {self.model!r} at {self.base_url} failed: "
@@ -405,18 +402,6 @@ class OpenAISummarizer:
         if err.status_code == 429:
             return SummarizerError(f"{text} (rate limited, {attempts} attempts)")
         return SummarizerError(text if attempts == 1 else f"{text} ({attempts} attempts)")
-
-    def _delay(self, attempt: int, headers: Mapping[str, str] | None) -> float:
-        if headers is not None:
-            for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-                value = headers.get(name)
-                try:
-                    if value is not None:
-                        return min(60.0, max(0.0, float(value) * scale))
-                except ValueError:
-                    continue
-        # Jitter keeps concurrent workers from retrying in lockstep.
-        return float(self.backoff_s * (2**attempt) * random.uniform(0.75, 1.0))
 
     def _scrub(self, text: str) -> str:
         secret = self._secret
