@@ -32,6 +32,8 @@ def check_embed_device(device: str) -> str:
 class SacConfig:
     workspace: Path = Path("workspace")  # corpora, summaries, indexes, runs, reviews
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8000 -> chromadb.HttpClient
+    chroma_database: str | None = None  # the server's database (one per matter, sac.matters); None -> its default
+    access_file: Path | None = None  # identity -> matters (TOML, sac.matters); None: one workspace, no matters
     chunk_size: int = 500  # characters
     chunk_overlap: int = 0
     chunking: str = "merged"  # "merged": tiny pieces join a neighbour (no blank hits); "paper": the paper's splitter exactly

@@ -55,5 +55,9 @@ class IndexIncompleteError(IndexNotBuiltError):
     """Raised when a search runs against an index whose last build stopped part-way."""
 
 
+class AccessDenied(SacError):
+    """The signed-in identity may not open that matter (or no identity where matters need one)."""
+
+
 class QueryError(SacError):
     """Raised when a query text or k cannot be used."""

@@ -12,6 +12,7 @@ how many it really has to embed (fewer when some are already indexed or can be c
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import threading
 import time
@@ -105,7 +106,10 @@ class BuildJob:
         self._started = self.clock()
         self._finished: float | None = None
         self._first_unit: tuple[float, int] | None = None  # when embedding began, and units done then
-        self._thread = threading.Thread(target=self._run, name=f"sac-build-{self.job_id}", daemon=True)
+        # The starter's context goes with the job (who acts, for the audit trail): a thread starts with an empty one.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._run,), name=f"sac-build-{self.job_id}",
+                                        daemon=True)
 
     @property
     def corpora(self) -> tuple[str, ...]:

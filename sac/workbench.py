@@ -5,13 +5,16 @@ The CLI, the app and the benchmarks all go through ``Workbench``, so they share 
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from sac.audit import AuditLog
 from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
@@ -39,7 +42,8 @@ class Workbench:
     def __init__(self, config: SacConfig, *, embedder: Any = None, client: Any = None) -> None:
         self.config = config
         self.workspace = Workspace(config.workspace)
-        self.summary_store = SummaryStore(self.workspace.summaries_dir)
+        self.audit = AuditLog(self.workspace.root)
+        self.summary_store = SummaryStore(self.workspace.summaries_dir, audit=self.audit)
         self._embedder = embedder
         # The embedder's part of every index key, decided once here: building and searching read this
         # attribute, never the name a model reports after loading. A caller's own embedder names its indexes.
@@ -117,6 +121,14 @@ class Workbench:
         With ``shard``, only that shard's documents are chunked, summarized and written (``documents`` is
         still the whole corpus: the version every shard must agree on); it needs a Chroma server.
         """
+        with _audited_build(self.audit, corpus, methods, documents, shard) as audited:
+            audited.update(self._build_all(corpus, documents, methods, progress, summarizers, shard))
+            return audited
+
+    def _build_all(
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], progress: Progress | None,
+        summarizers: Sequence[Any], shard: Shard | None,
+    ) -> dict[str, SyncReport]:
         doc_hashes = {d.doc_id: d.content_hash for d in documents}
         if shard is not None:
             require_server(self.config, shard)
@@ -260,3 +272,23 @@ class _Relay:
 def _relay_as(relay: _Relay, label: str, _stage: str, done: int, total: int) -> None:
     """Report a summarizing run's progress under ``label`` (its own stage name is per strategy)."""
     relay(label, done, total)
+
+
+@contextlib.contextmanager
+def _audited_build(
+    audit: AuditLog, corpus: str, methods: Sequence[Method], documents: Sequence[Document], shard: Shard | None,
+) -> Iterator[dict[str, SyncReport]]:
+    """Record a build that changed an index (or failed) in the audit trail; a build with nothing to do is not."""
+    reports: dict[str, SyncReport] = {}
+    detail: dict[str, Any] = {"methods": [m.name for m in methods], "documents": len(documents)}
+    if shard is not None:
+        detail["shard"] = f"{shard.number}/{shard.count}"
+    try:
+        yield reports
+    except BaseException as err:
+        audit.record("build", f"corpus {corpus!r}", **detail, failed=type(err).__name__,
+                     indexes={k: dataclasses.asdict(r) for k, r in reports.items()})
+        raise
+    if any(r.added or r.deleted for r in reports.values()):
+        audit.record("build", f"corpus {corpus!r}", **detail,
+                     indexes={k: dataclasses.asdict(r) for k, r in reports.items()})

@@ -8,6 +8,7 @@
   summaries/              summary cache and hand-edited versions
   runs/<run id>/          saved evaluation runs (format: sac.evaluation.runs.RunFolder)
   reviews/                expert labels
+  audit.jsonl             who did what, when (sac.audit)
   locks/                  writer locks
 ```
 No user-supplied string becomes a path without passing ``safe_name``.
@@ -180,6 +181,10 @@ class Workspace:
         existing = {d.doc_id: d for d in self.load_corpus(name)} if self.corpus_path(name).is_file() else {}
         existing.update({d.doc_id: d for d in documents})
         self.save_corpus(name, existing.values())
+        from sac.audit import AuditLog, ids_detail  # sac.audit builds on this module
+
+        AuditLog(self.root).record("upload", f"corpus {name!r}", documents=ids_detail([d.doc_id for d in documents]),
+                                   chars=sum(len(d.text) for d in documents))
         return sorted(existing.values(), key=lambda d: d.doc_id)
 
     def remove_documents(self, name: str, doc_ids: Iterable[str]) -> list[Document]:

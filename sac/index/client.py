@@ -24,10 +24,11 @@ def make_client(config: SacConfig) -> Any:
         if url.scheme not in ("http", "https") or not url.hostname:
             raise StoreError(f"SAC_CHROMA_URL must look like http://127.0.0.1:8000, got {config.chroma_url!r}")
         try:
-            client = chromadb.HttpClient(
-                host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https", settings=settings,
-            )
+            host, port, ssl = url.hostname, url.port or (443 if url.scheme == "https" else 8000), url.scheme == "https"
+            database = config.chroma_database or chromadb.DEFAULT_DATABASE
+            if config.chroma_database:
+                _ensure_database(host, port, ssl, settings, config.chroma_database)
+            client = chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings, database=database)
             client.heartbeat()
         except Exception as err:  # noqa: BLE001 - chromadb raises several unrelated types here
             raise StoreError(
@@ -44,6 +45,54 @@ def make_client(config: SacConfig) -> Any:
             return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as err:  # noqa: BLE001 - OSError, sqlite and chromadb's own errors
         raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
+
+
+def _ensure_database(host: str, port: int, ssl: bool, settings: Any, name: str) -> None:
+    """Create the server's database ``name`` (one per matter) unless it exists."""
+    import chromadb
+    from chromadb.errors import NotFoundError
+
+    admin = chromadb.AdminClient(_server_settings(settings, host, port, ssl))
+    try:
+        admin.get_database(name)
+    except NotFoundError:
+        admin.create_database(name)
+
+
+def drop_database(config: SacConfig) -> bool:
+    """Delete the server's database ``config.chroma_database`` and every collection in it (a matter's
+    removal); False when there is no server or no such database. Compacting the server's disk afterwards
+    is its operator's task (see README, "Deploying for a team")."""
+    if not (config.chroma_url and config.chroma_database):
+        return False
+    from urllib.parse import urlparse
+
+    import chromadb
+    from chromadb.config import Settings
+    from chromadb.errors import NotFoundError
+
+    url = urlparse(config.chroma_url)
+    ssl = url.scheme == "https"
+    admin = chromadb.AdminClient(_server_settings(Settings(anonymized_telemetry=False), url.hostname or "",
+                                                  url.port or (443 if ssl else 8000), ssl))
+    try:
+        admin.get_database(config.chroma_database)
+    except NotFoundError:
+        return False
+    client = chromadb.HttpClient(host=url.hostname or "", port=url.port or (443 if ssl else 8000), ssl=ssl,
+                                 settings=Settings(anonymized_telemetry=False), database=config.chroma_database)
+    for collection in client.list_collections():
+        client.delete_collection(collection.name)
+    admin.delete_database(config.chroma_database)
+    return True
+
+
+def _server_settings(settings: Any, host: str, port: int, ssl: bool) -> Any:
+    from chromadb.config import Settings
+
+    return Settings(**{**settings.model_dump(), "chroma_api_impl": "chromadb.api.fastapi.FastAPI",
+                       "chroma_server_host": host, "chroma_server_http_port": port,
+                       "chroma_server_ssl_enabled": ssl})
 
 
 def describe_store(config: SacConfig) -> str:

@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from sac.audit import ids_detail
 from sac.errors import ConfigError, SummarizerError
 from sac.protocols import Summarizer
 from sac.summaries.llm import OpenAISummarizer, _FatalSummarizerError, estimate_cost_usd
@@ -71,6 +72,18 @@ def _failures_error(
     return SummarizerError(message + ". Finished summaries are saved; run again to continue.")
 
 
+def _audit_llm(store: SummaryStore, summarizers: Sequence[Summarizer], jobs: Sequence[tuple[str, Summarizer]]) -> None:
+    """Record, before they go out, which documents a language model is about to read and on which server."""
+    if store.audit is None:
+        return
+    for summarizer in summarizers:
+        ids = list(dict.fromkeys(doc_id for doc_id, s in jobs if s is summarizer))
+        if ids and summarizer.model != "builtin":
+            server = getattr(summarizer, "base_url", None) or "unknown server"
+            store.audit.record("llm", f"{len(ids)} documents to {server}", server=server, model=summarizer.model,
+                               strategy=summarizer.strategy, documents=ids_detail(ids))
+
+
 def summarize_strategies(
     documents: Iterable[Document],
     summarizers: Sequence[Summarizer],
@@ -105,6 +118,7 @@ def summarize_strategies(
     )
     missing = len(jobs)
     done = total - missing
+    _audit_llm(store, summarizers, [(d.doc_id, s) for d, s in jobs])
     failures: dict[tuple[str, str], BaseException] = {}
     fatal: list[BaseException] = []
     if progress:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sac.audit import AuditLog
 from sac.errors import ConfigError, CorpusError, SummarizerError
 from sac.protocols import Summarizer
 from sac.types import Document, Summary, text_hash
@@ -53,8 +54,9 @@ class SummaryStore:
     Layout: ``<root>/<doc_hash>/<strategy>-<hash>.json``.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, audit: AuditLog | None = None) -> None:
         self.root = Path(root)
+        self.audit = audit  # hand edits and language-model requests are recorded here (sac.audit)
 
     def __repr__(self) -> str:
         return f"SummaryStore({str(self.root)!r})"
@@ -110,7 +112,10 @@ class SummaryStore:
                 version=max((v.version for v in versions), default=0) + 1,
             )
             self._write(document.content_hash, strategy, [*versions, edit])
-            return edit
+        if self.audit is not None:
+            self.audit.record("summary-edit", f"document {document.doc_id!r}", strategy=strategy,
+                              version=edit.version, chars=len(text))
+        return edit
 
     def history(self, doc_hash: str, strategy: str) -> list[Summary]:
         """Every stored version for this document content and strategy, oldest first."""
