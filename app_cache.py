@@ -8,6 +8,7 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
+from sac import audit, matters
 from sac import jobs as sac_jobs
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
@@ -57,10 +59,19 @@ def set_settings(**values: Any) -> None:
     st.session_state[SETTINGS_KEY] = current
 
 
-def config() -> SacConfig:
-    """The session's configuration. The API key comes only from the server's environment, never
-    from a page: a key typed into the app goes straight to the summarizer it was typed for."""
+def root_config() -> SacConfig:
+    """The deployment's configuration (``SAC_*`` and this session's index settings), before any matter."""
     return SacConfig.from_env(**settings())
+
+
+def config() -> SacConfig:
+    """The session's configuration: its matter's workspace when matters are on (``open_matter`` checks the
+    access file on every call). The API key comes only from the server's environment, never from a page: a
+    key typed into the app goes straight to the summarizer it was typed for."""
+    root = root_config()
+    if root.access_file is None:
+        return root
+    return matters.open_matter(root, identity(), st.session_state.get(MATTER_KEY, ""))
 
 
 def _config_key(cfg: SacConfig) -> str:
@@ -119,8 +130,10 @@ def _client(_cfg: SacConfig, workspace: str, chroma_url: str | None) -> Any:
 
 @st.cache_resource(show_spinner=False)
 def _workbench(_cfg: SacConfig, key: str) -> Workbench:
+    # Every matter shares the deployment's embedding model (and its ONNX export under the root workspace).
+    shared = dataclasses.replace(_cfg, workspace=root_config().workspace, chroma_database=None)
     return Workbench(
-        _cfg, embedder=LazyEmbedder(_cfg, embedder_name(_cfg.embedder)),
+        _cfg, embedder=LazyEmbedder(shared, embedder_name(_cfg.embedder)),
         client=_client(_cfg, str(_cfg.workspace), _cfg.chroma_url),
     )
 
@@ -365,6 +378,7 @@ PAGES = (
     ("pages/4_Evaluate.py", "Evaluate", ":material/monitoring:"),
     ("pages/5_Review.py", "Review", ":material/rate_review:"),
     ("pages/6_Embedding_map.py", "Embedding map", ":material/scatter_plot:"),
+    ("pages/7_Audit_trail.py", "Audit trail", ":material/history:"),
 )
 GLOSSARY = """
 **DRM** (document-level retrieval mismatch): the share of retrieved chunks that come from a document other
@@ -396,12 +410,90 @@ def page_setup(title: str | None, icon: str) -> None:
     """Every page's first call: the browser tab, the sidebar navigation (Home, not the file name) and the glossary."""
     st.set_page_config(page_title=f"{title} · SAC Workbench" if title else "SAC Workbench", page_icon=icon,
                        layout="wide")
+    matter_gate()
     with st.sidebar:
         for path, label, nav_icon in PAGES:
-            st.page_link(path, label=label, icon=nav_icon)
+            st.page_link(path, label=label, icon=nav_icon, query_params=_matter_param())
         with st.expander("Glossary", icon=":material/help:"):
             st.markdown(GLOSSARY)
         job_panel()
+
+
+# -- matters and the audit trail -----------------------------------------------------------
+MATTER_KEY = "sac_matter"  # session state: the matter this session works in (checked by open_matter)
+AUDIT_NOTE = "Logged in the audit trail."
+
+
+def identity() -> str | None:
+    """The signed-in identity (e-mail, lower-cased), or None when sign-in is off or nobody signed in."""
+    try:
+        user = st.user
+        if not user.get("is_logged_in"):
+            return None
+        who = user.get("email") or user.get("sub")
+    except Exception:  # noqa: BLE001 - no auth configured: st.user has no identity
+        return None
+    return str(who).strip().lower() if who else None
+
+
+def matter_gate() -> None:
+    """With matters on: the sidebar's matter choice, or a refusal and ``st.stop()``.
+
+    A ``?matter=`` in the URL (a shared link, or a crafted one) is opened through ``open_matter``, which
+    refuses and logs a matter the signed-in identity may not open; the session keeps its own matter then.
+    """
+    root = root_config()
+    audit.set_actor(identity())
+    if root.access_file is None:
+        return
+    who = identity()
+    if who is None:
+        st.error("This deployment keeps matters apart (SAC_ACCESS_FILE is set), so it needs sign-in: configure "
+                 "an [auth] section in .streamlit/secrets.toml (README, \"Deploying for a team\").")
+        st.stop()
+    try:
+        mine = matters.Access.load(root.access_file).matters_of(who)
+        asked = st.query_params.get("matter")
+        if asked and asked != st.session_state.get(MATTER_KEY):
+            matters.open_matter(root, who, asked)
+            st.session_state[MATTER_KEY] = asked
+    except SacError as err:
+        st.error(str(err))
+        st.stop()
+    if not mine:
+        st.error(f"{who} has no matters in the access file. Ask whoever keeps it ({root.access_file}) to add one.")
+        st.stop()
+    if st.session_state.get(MATTER_KEY) not in mine:
+        st.session_state[MATTER_KEY] = mine[0]
+    with st.sidebar:
+        st.selectbox("Matter", mine, index=mine.index(st.session_state[MATTER_KEY]), key="sac_matter_pick",
+                     on_change=_pick_matter,
+                     help="Each matter is a workspace of its own: its corpora, indexes, runs, reviews and audit log.")
+    st.query_params["matter"] = st.session_state[MATTER_KEY]
+
+
+def _pick_matter() -> None:
+    """The sidebar's choice: the session and the URL both name it (the URL's old value would win otherwise)."""
+    st.session_state[MATTER_KEY] = st.session_state["sac_matter_pick"]
+    st.query_params["matter"] = st.session_state[MATTER_KEY]
+
+
+def current_matter() -> str | None:
+    return st.session_state.get(MATTER_KEY) if root_config().access_file is not None else None
+
+
+def _matter_param() -> dict[str, str] | None:
+    matter = current_matter()
+    return {"matter": matter} if matter else None
+
+
+def record_export(what: str, **details: Any) -> None:
+    """``on_click`` of a download button: the export goes into the matter's audit trail."""
+    try:
+        audit.set_actor(identity())
+        workbench().audit.record("export", what, **details)
+    except SacError:
+        pass  # the page already shows why the workspace cannot be opened
 
 
 FLASH_KEY = "sac_flash"
@@ -464,4 +556,4 @@ def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
     """A relative URL that opens one benchmark question on the Compare page: its corpus and question
     widgets are bound to these query parameters (the question by its text, as the page shows it).
     The widget keys belong to the pages, so the link is made here, not in the library."""
-    return f"{page}?{urlencode({'cmp_corpus': corpus, 'cmp_query_pick': query_text})}"
+    return f"{page}?{urlencode({'cmp_corpus': corpus, 'cmp_query_pick': query_text, **(_matter_param() or {})})}"

@@ -153,10 +153,12 @@ with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
 cols = st.columns(2)
 cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=False), file_name=f"{run_id}.csv",
-                        mime="text/csv", key="eval_download_csv")
+                        mime="text/csv", key="eval_download_csv", on_click=app_cache.record_export,
+                        args=(f"run {run_id} metrics (CSV)",))
 cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records")},
                                                      indent=1, default=str),
-                        file_name=f"{run_id}.json", mime="application/json", key="eval_download_json")
+                        file_name=f"{run_id}.json", mime="application/json", key="eval_download_json",
+                        on_click=app_cache.record_export, args=(f"run {run_id} metrics (JSON)",))
 
 st.subheader("Compare two runs")
 if len(runs) < 2:

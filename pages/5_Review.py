@@ -164,7 +164,8 @@ if all_labels:
     with st.expander(f"All {len(all_labels)} labels", key="rev_all_labels"):
         st.dataframe(labels_frame(all_labels), hide_index=True, key="rev_labels_table")
     st.download_button("Export labels as CSV", labels_csv(all_labels), file_name="sac-review-labels.csv",
-                       mime="text/csv", key="rev_export_csv")
+                       mime="text/csv", key="rev_export_csv", on_click=app_cache.record_export,
+                       args=("review labels (CSV)",), kwargs={"labels": len(all_labels)})
 else:
     st.caption("No labels yet.")
 
@@ -212,4 +213,6 @@ if new_gold:
         st.rerun()
     st.download_button("Export as LegalBench-RAG benchmark JSON",
                        json.dumps(benchmark_json(new_gold), indent=1, ensure_ascii=False),
-                       file_name=f"{corpus}-review.json", mime="application/json", key="rev_export_json")
+                       file_name=f"{corpus}-review.json", mime="application/json", key="rev_export_json",
+                       on_click=app_cache.record_export, args=(f"reviewed ground truth of corpus {corpus!r} (JSON)",),
+                       kwargs={"spans": len(new_gold)})

@@ -25,6 +25,7 @@ from tests.conftest import finish_build, interrupt_index
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["pages/1_Corpus.py", "pages/2_Summaries.py", "pages/3_Compare.py", "pages/4_Evaluate.py", "pages/5_Review.py",
+         "pages/7_Audit_trail.py",
          "pages/6_Embedding_map.py"]
 METHODS = ["baseline", "sac-generic", "sac-expert"]
 TIMEOUT = 600
