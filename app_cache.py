@@ -325,39 +325,43 @@ def start_build(wb: Workbench, label: str, steps: Sequence[sac_jobs.BuildStep], 
     _ = wb.embedder.dim  # load the model here, on the page's thread, before the job embeds with it
     job = jobs().start(sac_jobs.BuildJob(wb, label, steps, on_change=invalidate, note=note))
     st.session_state.setdefault(MY_JOBS_KEY, []).append(job.job_id)
-    st.session_state[JOB_GENERATION_KEY] = (job.job_id, -1)
+    st.session_state[JOB_GENERATION_KEY] = None
     return job
 
 
 def _job_panel() -> None:
-    """The sidebar's build panel: the running build (whoever started it), or how this session's last build ended.
-    While a build runs it refreshes every second, and reruns the page each time an index is completed."""
-    job = jobs().latest()
-    if job is None:
-        return
-    status = job.status()
-    if not status.running and status.job_id not in st.session_state.get(MY_JOBS_KEY, ()):
-        return  # another session's finished build: its indexes are listed, there is nothing to report here
-    with st.container(border=True, key="sac_job_panel"):
-        if status.running:
+    """The sidebar's build panel: the running build (whoever started it) and the builds queued behind it, then how
+    this session's last build ended. While a build runs it refreshes every second, and reruns the page each time
+    an index is completed, a build starts or one ends."""
+    board = jobs()
+    running = board.running()
+    mine = st.session_state.get(MY_JOBS_KEY, [])
+    my_last = board.find(mine[-1]) if mine else None
+    if running is not None:
+        status = running.status()
+        with st.container(border=True, key="sac_job_panel"):
             st.progress(status.fraction, text=status.overall)
             st.caption(status.stage)
+            for queued in board.queued():
+                st.caption(f"Queued next: {queued.label}" + (" (yours)" if queued.job_id in mine else "")
+                           + ". It starts when the build above ends.")
             st.caption("Runs in the background: other pages can be used meanwhile.")
-        else:
-            for kind, text in status.messages:
+    if my_last is not None and not my_last.status().active:
+        with st.container(border=True, key="sac_job_done"):
+            for kind, text in my_last.status().messages:
                 getattr(st, kind)(text)
     seen = st.session_state.get(JOB_GENERATION_KEY)
-    st.session_state[JOB_GENERATION_KEY] = (status.job_id, status.generation)
-    if seen is not None and seen[0] == status.job_id and seen[1] != status.generation and seen[1] >= 0:
-        st.rerun(scope="app")  # an index was completed (or the build ended): show it on the page
+    now = board.signature()
+    st.session_state[JOB_GENERATION_KEY] = now
+    if seen is not None and seen != now:
+        st.rerun(scope="app")  # an index was completed, or a build started or ended: show it on the page
 
 
 def job_panel() -> None:
     try:
-        job = jobs().latest()
+        running = jobs().running() is not None
     except SacError:
         return  # bad settings: the page itself says what is wrong
-    running = job is not None and job.status().running
     st.fragment(_job_panel, run_every=1.0 if running else None)()
 
 

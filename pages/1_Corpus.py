@@ -123,13 +123,14 @@ def start(wb: Any, label: str, steps: list[BuildStep]) -> None:
 
 def last_build_report() -> None:
     """How this session's last build is going or ended, with what each index's sync did."""
-    job = app_cache.jobs().latest()
-    if job is None or job.job_id not in st.session_state.get(app_cache.MY_JOBS_KEY, ()):
+    mine = st.session_state.get(app_cache.MY_JOBS_KEY, [])
+    job = app_cache.jobs().find(mine[-1]) if mine else None
+    if job is None:
         return
     status = job.status()
-    if status.running:
-        st.info(f"{status.label} is running in the background (progress in the sidebar, on every page). Leaving this "
-                "page does not stop it.", icon=":material/hourglass_top:")
+    if status.active:
+        st.info(f"{status.label} is {status.state} in the background (progress in the sidebar, on every page). "
+                "Leaving this page does not stop it.", icon=":material/hourglass_top:")
     elif status.reports:
         st.dataframe(pd.DataFrame(status.reports), hide_index=True, key="corpus_last_build")
 
@@ -166,9 +167,9 @@ files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a
                          type=UPLOAD_TYPES, accept_multiple_files=True,
                          key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
 building = app_cache.jobs().running() is not None
-if st.button("Add and build indexes", type="primary", key="corpus_build",
-             disabled=building or not files or not choice["methods"],
-             help="Runs in the background; one build at a time." if building else None):
+if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"],
+             help="Runs in the background. A build is running now: this one queues behind it." if building else
+             "Runs in the background."):
     progress = app_cache.ProgressReporter(st.container(), unit="files")
     try:
         documents, benchmarks = read_uploads(files, progress)

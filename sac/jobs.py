@@ -48,7 +48,7 @@ class JobStatus:
     job_id: int
     label: str
     corpora: tuple[str, ...]
-    state: str  # "running", "done" or "failed"
+    state: str  # "queued" (behind another build of the workspace), "running", "done" or "failed"
     fraction: float  # the whole build, 0..1
     overall: str  # "Loading the demo: 1,204 / 2,310 chunks · about 40 s left"
     stage: str  # the current stage's line (rate and time left of that stage)
@@ -60,6 +60,11 @@ class JobStatus:
     @property
     def running(self) -> bool:
         return self.state == "running"
+
+    @property
+    def active(self) -> bool:
+        """Queued or running: not ended yet."""
+        return self.state in ("queued", "running")
 
 
 @dataclass
@@ -100,6 +105,7 @@ class BuildJob:
         self._stages = StageClock("chunks", clock=self.clock)
         self._stage_text = "starting…"
         self._state = "running"
+        self._after: BuildJob | None = None
         self._generation = 0
         self._messages: list[tuple[str, str]] = []
         self._reports: list[dict[str, Any]] = []
@@ -115,7 +121,12 @@ class BuildJob:
     def corpora(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.corpus for s in self.steps))
 
-    def start(self) -> BuildJob:
+    def start(self, after: BuildJob | None = None) -> BuildJob:
+        """Start the job's thread; with ``after``, it waits (state "queued") until that job has ended."""
+        with self._lock:
+            self._after = after
+            if after is not None:
+                self._state = "queued"
         self._thread.start()
         return self
 
@@ -131,6 +142,11 @@ class BuildJob:
                 self._shares.setdefault((i, method.index_name), _Share(planned=chunks))
 
     def _run(self) -> None:
+        if self._after is not None:
+            self._after.wait()
+            with self._lock:
+                self._state, self._started, self._generation = "running", self.clock(), self._generation + 1
+            self.on_change()
         try:
             with self._lock:
                 self._stage_text = "chunking…"
@@ -205,15 +221,17 @@ class BuildJob:
         with self._lock:
             total = sum(s.size for s in self._shares.values())
             done = self._units_done()
-            fraction = 1.0 if self._state != "running" else (min(done / total, 0.99) if total else 0.0)
+            fraction = 1.0 if self._state not in ("running", "queued") else (min(done / total, 0.99) if total else 0.0)
             overall = f"{self.label}: {done:,} / {total:,} chunks" if total else f"{self.label}: preparing"
-            if self._state == "running" and self._first_unit is not None:
+            if self._state == "queued" and self._after is not None:
+                overall = f"{self.label}: queued behind {self._after.label}"
+            elif self._state == "running" and self._first_unit is not None:
                 t0, d0 = self._first_unit
                 elapsed = self.clock() - t0
                 if done > d0 and elapsed > 1.0:
                     left = (total - done) / ((done - d0) / elapsed)
                     overall += f" · about {format_duration(left)} left"
-            elif self._state != "running":
+            elif self._state in ("done", "failed"):
                 overall = f"{self.label}: {self._state} in {format_duration(self._elapsed())}"
             return JobStatus(
                 self.job_id, self.label, self.corpora, self._state, fraction, overall, self._stage_text,
@@ -222,42 +240,58 @@ class BuildJob:
 
 
 class JobBoard:
-    """The jobs of one workspace: at most one running, the last few finished kept for their reports."""
+    """The jobs of one workspace: one runs at a time, later ones queue behind it in the order they were started
+    (two people building at once both get their builds); the last few finished are kept for their reports."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: list[BuildJob] = []
 
     def start(self, job: BuildJob) -> BuildJob:
-        """Start ``job``; raises SacError while another build of this workspace is running."""
+        """Start ``job`` now, or queue it behind the last job not yet ended."""
         with self._lock:
-            running = self._running()
-            if running is not None:
-                raise SacError(f"A build is already running ({running.label}); it is shown in the sidebar. "
-                               "Start this one when it has finished.")
-            self._jobs = [*self._jobs[-(HISTORY - 1):], job]
-            return job.start()
+            active = [j for j in self._jobs if not j._done_event.is_set()]
+            ended = [j for j in self._jobs if j._done_event.is_set()]
+            self._jobs = [*ended[-HISTORY:], *active, job]
+            return job.start(after=active[-1] if active else None)
 
     def _running(self) -> BuildJob | None:
-        return next((j for j in reversed(self._jobs) if not j._done_event.is_set()), None)
+        return next((j for j in self._jobs if not j._done_event.is_set()), None)
 
     def running(self) -> BuildJob | None:
+        """The job that runs now (the oldest not ended); queued ones wait behind it."""
         with self._lock:
             return self._running()
+
+    def queued(self) -> list[BuildJob]:
+        """Jobs waiting behind the running one, in the order they will run."""
+        with self._lock:
+            return [j for j in self._jobs if not j._done_event.is_set()][1:]
 
     def latest(self) -> BuildJob | None:
         with self._lock:
             return self._jobs[-1] if self._jobs else None
 
+    def find(self, job_id: int) -> BuildJob | None:
+        with self._lock:
+            return next((j for j in self._jobs if j.job_id == job_id), None)
+
+    def signature(self) -> tuple[tuple[int, int], ...]:
+        """(job id, generation) of every job kept: it changes when a job starts, completes an index or ends."""
+        with self._lock:
+            jobs = list(self._jobs)
+        return tuple((j.job_id, j.status().generation) for j in jobs)
+
     def building(self, corpus: str) -> bool:
-        """Whether the running job is building ``corpus``."""
-        job = self.running()
-        return job is not None and corpus in job.corpora
+        """Whether a running or queued job builds ``corpus``."""
+        with self._lock:
+            return any(corpus in j.corpora for j in self._jobs if not j._done_event.is_set())
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until no job runs (True) or ``timeout`` passed (False)."""
-        job = self.running()
-        return job is None or job.wait(timeout)
+        """Block until no job runs or waits (True) or ``timeout`` passed (False)."""
+        with self._lock:
+            last = next((j for j in reversed(self._jobs) if not j._done_event.is_set()), None)
+        return last is None or last.wait(timeout)
 
 
 _boards: dict[str, JobBoard] = {}

@@ -15,7 +15,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from sac.config import SacConfig
-from sac.errors import SacError
 from sac.index.store import list_indexes
 from sac.ingest.benchmark import load_benchmark
 from sac.jobs import BuildJob, BuildStep, JobBoard, board
@@ -153,16 +152,23 @@ def test_a_failed_build_says_why_and_keeps_the_indexes_it_finished(memo, tmp_pat
     assert states == {"baseline": (True, len(wb.chunks(docs[0])))}
 
 
-def test_one_build_at_a_time_per_workspace(memo, tmp_path, ndas):
+def test_one_build_at_a_time_per_workspace_the_next_queues_behind_it(memo, tmp_path, ndas):
     gated = GatedEmbedder(memo)
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=gated)
     jobs = JobBoard()
-    step = BuildStep("one", ndas.documents[:1], tuple(parse_methods("baseline")))
-    first = jobs.start(BuildJob(wb, "First", [step]))
-    with pytest.raises(SacError, match=r"A build is already running \(First\)"):
-        jobs.start(BuildJob(wb, "Second", [step]))
-    assert jobs.building("one") and not jobs.building("other")
+    first = jobs.start(BuildJob(wb, "First", [BuildStep("one", ndas.documents[:1], tuple(parse_methods("baseline")))]))
+    second = jobs.start(BuildJob(wb, "Second", [BuildStep("two", ndas.documents[1:2], tuple(parse_methods("baseline")))]))
+    third = jobs.start(BuildJob(wb, "Third", [BuildStep("one", ndas.documents[:1], tuple(parse_methods("sac-generic")))]))
+    assert jobs.running() is first and jobs.queued() == [second, third]
+    assert (second.status().state, second.status().overall) == ("queued", "Second: queued behind First")
+    assert third.status().overall == "Third: queued behind Second" and third.status().fraction == 0.0
+    assert jobs.building("one") and jobs.building("two") and not jobs.building("other")
+    assert not jobs.wait_idle(0.5)
     gated.gate.set()
-    assert jobs.wait_idle(60) and first.status().state == "done"
-    assert jobs.start(BuildJob(wb, "Second", [step])).wait(60)  # once the first ended, the next may start
+    assert jobs.wait_idle(120)
+    assert [j.status().state for j in (first, second, third)] == ["done", "done", "done"]
+    assert first._finished <= second._started and second._finished <= third._started  # one after the other
+    built = {(i.corpus, i.method) for i in list_indexes(wb.client) if i.complete}
+    assert built == {("one", "baseline"), ("two", "baseline"), ("one", "sac-generic")}
+    assert jobs.start(BuildJob(wb, "Fourth", [BuildStep("two", ndas.documents[1:2], tuple(parse_methods("baseline")))])).wait(60)
     assert board(tmp_path / "ws") is board(str(tmp_path / "ws" / ".." / "ws"))  # one board per folder
