@@ -9,7 +9,7 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -472,7 +472,8 @@ def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
 # -- sign-in (Streamlit's OIDC: st.login / st.user) ------------------------------------------
 # On with an [auth] section in .streamlit/secrets.toml (README: Deploying for a team); without one the app is
 # open, as on 127.0.0.1. Only the default provider is used: st.login() with no name.
-AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
+AUTH_KEYS = ("redirect_uri", "cookie_secret")
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")  # in [auth] itself or in [auth.default]
 
 
 def _auth_section() -> dict[str, Any] | None:
@@ -485,7 +486,8 @@ def _auth_section() -> dict[str, Any] | None:
 
 
 def _missing_auth_keys(section: dict[str, Any]) -> list[str]:
-    return [key for key in AUTH_KEYS if not section.get(key)]
+    provider = section["default"] if isinstance(section.get("default"), Mapping) else section
+    return [key for key in AUTH_KEYS if not section.get(key)] + [key for key in PROVIDER_KEYS if not provider.get(key)]
 
 
 def sign_in_configured() -> bool:

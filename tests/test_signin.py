@@ -84,6 +84,14 @@ def test_a_half_configured_auth_section_stops_the_app():
     assert not at.button and not at.title
 
 
+def test_the_provider_may_be_given_as_auth_default():
+    at = _app(redirect_uri=AUTH["redirect_uri"], cookie_secret=AUTH["cookie_secret"],
+              default={k: AUTH[k] for k in ("client_id", "client_secret", "server_metadata_url")})
+    at.user = {"is_logged_in": False}
+    at.run()
+    assert not at.error and [b.key for b in at.button] == ["sac_sign_in"]
+
+
 def test_the_identity_is_the_email_lower_cased_or_else_sub():
     at = _app(**AUTH)
     at.user = {"is_logged_in": True, "email": "  Alice@Example.ORG ", "sub": "user-1"}
