@@ -44,7 +44,12 @@ except SacError as err:
     st.error(str(err))
     st.stop()
 
-reviewer = st.text_input("Your name (saved with every label)", "", key="rev_reviewer", persist_state="session").strip()
+signed_in = app_cache.identity()
+if signed_in is None:
+    reviewer = st.text_input("Your name (saved with every label)", "", key="rev_reviewer", persist_state="session").strip()
+else:
+    reviewer = signed_in
+    st.text_input("Reviewer (you are signed in; saved with every label)", signed_in, disabled=True, key="rev_reviewer_signed_in")
 source = st.radio("Review", ["A live comparison", "A saved evaluation run"], horizontal=True, key="rev_source")
 
 gold: tuple = ()

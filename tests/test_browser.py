@@ -13,6 +13,7 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -91,23 +92,35 @@ def _add_corpora(workspace: Path, memo) -> None:
 def app_url(tmp_path_factory, request):
     """A real `streamlit run app.py` on a free loopback port with its own workspace: a copy of the session's
     demo workspace."""
+    require_chromium()
+    workspace = tmp_path_factory.mktemp("browser") / "workspace"
+    shutil.copytree(request.getfixturevalue("demo_workspace"), workspace)
+    _add_corpora(workspace, request.getfixturevalue("memo"))
+    with streamlit_server(workspace, "streamlit-server.log") as url:
+        yield url
+
+
+def require_chromium() -> None:
     if not CHROMIUM.is_file() and not os.environ.get("CI"):
         # A developer machine without Chromium still runs everything else; CI installs it, and there a
         # missing browser is a failure, never a skip.
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests")
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing on CI: .ci/run installs Debian's chromium")
-    workspace = tmp_path_factory.mktemp("browser") / "workspace"
-    shutil.copytree(request.getfixturevalue("demo_workspace"), workspace)
-    _add_corpora(workspace, request.getfixturevalue("memo"))
-    port = _free_port()
+
+
+@contextlib.contextmanager
+def streamlit_server(workspace: Path, log_name: str, *args: str, port: int | None = None):
+    """A real `streamlit run app.py` on a loopback port (a free one unless given) with ``workspace`` as its
+    SAC_WORKSPACE and ``args`` as extra command-line options; yields its URL. Its log goes to test-artifacts/."""
+    port = port or _free_port()
     env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
     env.pop("OPENAI_API_KEY", None)
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115 - open for the server's life
+    log = open(ARTIFACTS / log_name, "w")  # noqa: SIM115 - open for the server's life
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false", *args],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -120,7 +133,7 @@ def app_url(tmp_path_factory, request):
                         break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / 'streamlit-server.log'}") from None
+                    raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / log_name}") from None
                 time.sleep(0.5)
         yield url
     finally:

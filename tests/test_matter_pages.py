@@ -14,6 +14,7 @@ from sac.audit import AuditLog
 from sac.ingest.benchmark import load_benchmark
 from sac.workspace import Workspace
 from tests.conftest import DEMO
+from tests.test_signin import AUTH
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PAGE = "pages/1_Corpus.py"
@@ -40,6 +41,7 @@ def deployment(tmp_path, monkeypatch) -> Path:
 
 def _as(who: str | None, page: str = CORPUS_PAGE, **params: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).switch_page(page)
+    at.secrets["auth"] = AUTH
     if who is not None:
         at.user = {"is_logged_in": True, "email": who, "name": who.split("@")[0]}
     for key, value in params.items():
@@ -77,9 +79,13 @@ def test_a_crafted_matter_in_the_url_is_refused_and_logged(deployment):
 
 
 def test_matters_need_a_signed_in_identity(deployment):
-    at = _as(None).run()
-    assert "needs sign-in" in at.error[0].value
-    assert "corpus_shown" not in [s.key for s in at.selectbox]
+    at = _as(None).run()  # signed out: the sign-in screen, nothing of any matter
+    assert [b.label for b in at.button] == ["Sign in"] and "corpus_shown" not in [s.key for s in at.selectbox]
+    no_auth = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).switch_page(CORPUS_PAGE)
+    no_auth.user = {"is_logged_in": True, "email": "alice@example.org"}
+    no_auth.run()  # an access file without sign-in configured: refused, not opened to anyone
+    assert "needs sign-in" in no_auth.error[0].value
+    assert "corpus_shown" not in [s.key for s in no_auth.selectbox]
 
 
 def test_the_audit_trail_page_shows_the_matters_log_and_exports_it(deployment):
