@@ -125,7 +125,7 @@ def remove_documents(wb: Workbench, corpus: str, doc_ids: Iterable[str]) -> Remo
     unknown = [d for d in ids if d not in by_id]
     if unknown:
         known = sorted(by_id)
-        raise CorpusError(f"No document {_listed(unknown)} in corpus {corpus!r} ({len(known)} documents; first: "
+        raise CorpusError(f"No document {_listed([repr(u) for u in unknown])} in corpus {corpus!r} ({len(known)} documents; first: "
                           f"{known[:5]}). Nothing was removed.")
     _check_idle(wb)
     kept = [d for d in documents if d.doc_id not in set(ids)]

@@ -142,7 +142,7 @@ def _where(doc: Document, marker: str) -> tuple[int, int]:
 
 
 def test_a_summary_another_document_shares_stays(memo):
-    text = (NDA / "NDA_ResConnect.txt").read_text(encoding="utf-8")
+    text = f"Supply agreement between Acme and Bolt, reference {uuid.uuid4().hex}. Governed by Dutch law.\n"
     wb = Workbench(SacConfig.from_env(), embedder=memo)
     docs = wb.workspace.add_documents("twins", [Document("one.txt", text), Document("two.txt", text)])
     wb.build("twins", docs, parse_methods("sac-generic"))
@@ -251,3 +251,29 @@ def test_a_chroma_server_deletes_the_records_and_its_operator_compacts(memo, sto
     assert "its operator" in report.message()
     assert {m["doc_id"] for m in wb.index("tiny", method).records().values()} == {"b.txt"}
     assert wb.index("tiny", method).is_complete()
+
+
+def test_the_corpus_page_removes_documents_and_the_whole_corpus(app_memo):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import APP
+
+    marker = "cw" + uuid.uuid4().hex
+    wb = Workbench(SacConfig.from_env(), embedder=app_memo)
+    docs = wb.workspace.add_documents("tiny", [Document("a.txt", f"Supply agreement, code word {marker}."),
+                                               Document("b.txt", "Lease between Eden and Fox.")])
+    wb.build("tiny", docs, parse_methods("baseline"))
+    root = wb.workspace.root
+    at = AppTest.from_file(APP, default_timeout=120).switch_page("pages/1_Corpus.py").run()
+    at.selectbox(key="corpus_shown").set_value("tiny").run()
+    at.multiselect(key="corpus_remove_pick").set_value(["a.txt"]).run()
+    at.button(key="corpus_remove").click().run()
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    assert any("Removed 1 document from 'tiny' (a.txt)" in s.value for s in at.success)
+    assert _files_with(root, marker) == []
+
+    at.checkbox(key="corpus_remove_all_sure").check().run()
+    at.button(key="corpus_remove_all").click().run()
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    assert any("Removed corpus 'tiny' (1 document)" in s.value for s in at.success)
+    assert not wb.workspace.corpus_path("tiny").exists() and _files_with(root, "Eden and Fox") == []
