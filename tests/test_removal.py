@@ -238,19 +238,19 @@ def test_the_demo_is_forgotten_not_deleted(memo, demo_datasets):
     assert [i for i in list_indexes(wb.client) if i.corpus == "demo-contractnli"] == []
 
 
-def test_a_chroma_server_deletes_the_records_and_its_operator_compacts(memo, store_config):
-    if not store_config.chroma_url:
-        pytest.skip("the embedded store is covered above")
-    wb = Workbench(store_config, embedder=memo)
-    docs = wb.workspace.add_documents("tiny", [Document("a.txt", "Supply agreement between Acme and Bolt."),
+def test_a_chroma_server_deletes_the_records_and_its_operator_compacts(memo, chroma_server):
+    config = dataclasses.replace(SacConfig.from_env(), chroma_url=chroma_server)
+    corpus = f"srv-{uuid.uuid4().hex[:8]}"  # the server is shared by the session's tests
+    wb = Workbench(config, embedder=memo)
+    docs = wb.workspace.add_documents(corpus, [Document("a.txt", "Supply agreement between Acme and Bolt."),
                                                Document("b.txt", "Lease between Eden and Fox.")])
     method = parse_methods("baseline")[0]
-    wb.build("tiny", docs, [method])
-    report = remove_documents(wb, "tiny", ["a.txt"])
-    assert report.chunks == 1 and report.server == store_config.chroma_url and not report.compacted
+    wb.build(corpus, docs, [method])
+    report = remove_documents(wb, corpus, ["a.txt"])
+    assert report.chunks == 1 and report.server == chroma_server and not report.compacted
     assert "its operator" in report.message()
-    assert {m["doc_id"] for m in wb.index("tiny", method).records().values()} == {"b.txt"}
-    assert wb.index("tiny", method).is_complete()
+    assert {m["doc_id"] for m in wb.index(corpus, method).records().values()} == {"b.txt"}
+    assert wb.index(corpus, method).is_complete()
 
 
 def test_the_corpus_page_removes_documents_and_the_whole_corpus(app_memo):
