@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,7 +243,13 @@ def _finish(wb: Workbench, report: RemovalReport) -> RemovalReport:
     """Compact the embedded store (a server's disk is its operator's) and say so in the report."""
     if wb.config.chroma_url:
         return dataclasses.replace(report, server=wb.config.chroma_url)
-    vacuum_store(wb.config.workspace / "chroma")
+    try:
+        vacuum_store(wb.config.workspace / "chroma")
+    except sqlite3.Error as err:  # another process holds the file (an app server, a CLI run)
+        note = (f"Compacting the Chroma store failed ({err}): its records are deleted and rewritten, but chroma.sqlite3 "
+                "may keep the text in free pages until the next removal compacts it (with no other program using "
+                "the workspace).")
+        return dataclasses.replace(report, notes=(*report.notes, note))
     return dataclasses.replace(report, compacted=True)
 
 

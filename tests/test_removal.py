@@ -277,3 +277,20 @@ def test_the_corpus_page_removes_documents_and_the_whole_corpus(app_memo):
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
     assert any("Removed corpus 'tiny' (1 document)" in s.value for s in at.success)
     assert not wb.workspace.corpus_path("tiny").exists() and _files_with(root, "Eden and Fox") == []
+
+
+def test_a_locked_store_is_reported_not_claimed_compacted(memo, monkeypatch):
+    import sqlite3
+
+    def locked(_path):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr("sac.removal.vacuum_store", locked)
+    wb = Workbench(SacConfig.from_env(), embedder=memo)
+    docs = wb.workspace.add_documents("tiny", [Document("a.txt", "Supply agreement between Acme and Bolt."),
+                                               Document("b.txt", "Lease between Eden and Fox.")])
+    wb.build("tiny", docs, parse_methods("baseline"))
+    report = remove_documents(wb, "tiny", ["a.txt"])
+    assert not report.compacted and report.chunks == 1
+    assert "Compacting the Chroma store failed (database is locked)" in report.message()
+    assert "was compacted" not in report.message()
