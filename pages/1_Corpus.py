@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -19,6 +20,7 @@ from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
 from sac.jobs import BuildStep
 from sac.protocols import Summarizer
+from sac.removal import RemovalReport, remove_corpus, remove_documents
 from sac.render import plots
 from sac.render.map import document_risk_figure
 from sac.retrieval.methods import BASE_METHODS, parse_methods
@@ -133,6 +135,21 @@ def last_build_report() -> None:
                 "Leaving this page does not stop it.", icon=":material/hourglass_top:")
     elif status.reports:
         st.dataframe(pd.DataFrame(status.reports), hide_index=True, key="corpus_last_build")
+
+
+def run_removal(remove: Callable[[], RemovalReport], *, forget_choice: bool = False) -> None:
+    """Run a removal; its report is shown after the rerun, or its error now."""
+    try:
+        report = remove()
+    except SacError as err:
+        app_cache.invalidate()
+        st.error(str(err))
+        return
+    app_cache.flash("success", report.message())
+    app_cache.invalidate()
+    if forget_choice:
+        del st.session_state["corpus_shown"]  # the corpus may be gone from the list
+    st.rerun()
 
 
 def default_benchmark_name(file_name: str) -> str:
@@ -263,15 +280,15 @@ with cols[0]:
 with cols[1]:
     if by_name[shown].kind == "upload":
         remove = st.multiselect("Remove documents", [d.doc_id for d in data.documents], key="corpus_remove_pick")
-        if st.button("Remove from the corpus and every index", key="corpus_remove", disabled=not remove):
-            try:
-                ws.remove_documents(shown, remove)
-                removed = wb.remove_documents(shown, remove)
-                app_cache.flash("success", f"Removed {len(remove)} document(s) and {removed:,} indexed chunks.")
-                app_cache.invalidate()
-                st.rerun()
-            except SacError as err:
-                app_cache.invalidate()
-                st.error(str(err))
+        if st.button("Remove from the corpus and every index", key="corpus_remove", disabled=building or not remove,
+                     help="Also deletes their summaries, review labels and spans, and the saved runs that hold their "
+                          "text; then the index store is compacted, so the text is gone from disk."):
+            run_removal(lambda: remove_documents(wb, shown, remove))
     else:
-        st.caption("Benchmark corpora are read-only: their questions point into these exact documents.")
+        st.caption("Benchmark corpora are read-only document by document: their questions point into these exact "
+                   "documents. The whole corpus can be removed below.")
+    with st.expander("Remove this whole corpus", key="corpus_remove_all_box"):
+        sure = st.checkbox(f"Yes: remove {shown} with its indexes, summaries, review labels and the saved runs over it",
+                           key="corpus_remove_all_sure")
+        if st.button("Remove the corpus", key="corpus_remove_all", disabled=building or not sure):
+            run_removal(lambda: remove_corpus(wb, shown), forget_choice=True)

@@ -15,6 +15,7 @@ Examples:
   python -m sac benchmark build all --out bench/.workspace/full --titles both
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
+  python -m sac remove --corpus mine contract-7.pdf      # --all: the whole corpus
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -296,6 +296,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     import statistics
 
     from sac.summaries.llm import OpenAISummarizer, is_local_url
+    from sac.summaries.log import SummaryLog, summary_log_path
     from sac.summaries.registry import make_summarizer
     from sac.summaries.runs import estimate_run, summarize_strategies
 
@@ -323,7 +324,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             print("cancelled", file=sys.stderr)
             return 1
 
-    log = _SummaryLog(Path(wb.workspace.root) / "logs" / "summarize.jsonl", summarizers, count)
+    log = SummaryLog(summary_log_path(wb.workspace.root), summarizers, count)
     bar = _Progress(not args.quiet)
     started = time.perf_counter()
     results = summarize_strategies(
@@ -344,54 +345,6 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             _write_set(paths[summarizer.strategy], summarizer, made_summaries, log.details(summarizer, made_summaries),
                        source, args)
     return 0
-
-
-class _SummaryLog:
-    """``<workspace>/logs/summarize.jsonl``: one line per summary made (model, prompt hash, attempts, seconds,
-    the server it came from), printed as it comes; a summary set's per-summary details are read back from it."""
-
-    def __init__(self, path: Path, summarizers: Sequence[Any], expected: int) -> None:
-        self.path = path
-        self.expected = expected
-        self.made: list[dict[str, Any]] = []
-        self._by_strategy = {s.strategy: s for s in summarizers}
-        self._lock = threading.Lock()
-
-    def add(self, summary: Any) -> None:
-        from sac.summaries.llm import OpenAISummarizer
-        from sac.workspace import append_jsonl, utc_now
-
-        summarizer = self._by_strategy[summary.strategy]
-        stats = dict(getattr(summarizer, "stats", {}).get(summary.doc_hash, {}))
-        entry = {
-            "time": utc_now(), "strategy": summary.strategy,
-            "doc_id": summary.doc_id, "doc_hash": summary.doc_hash, "model": summary.model,
-            "prompt_hash": summary.prompt_hash, "target_chars": summary.target_chars,
-            "chars": len(summary.text), "cut": summary.cut, **stats,
-        }
-        if isinstance(summarizer, OpenAISummarizer):
-            entry.update(context_chars=summarizer.context_chars, base_url=summarizer.base_url)
-        with self._lock:
-            self.made.append(entry)
-            append_jsonl(self.path, [entry])
-            n = len(self.made)
-        seconds = f" {stats['seconds']:.1f} s" if "seconds" in stats else ""
-        attempts = f" {stats['attempts']} attempt(s)" if "attempts" in stats else ""
-        print(f"[{n}/{self.expected}] {summary.strategy} {summary.doc_id}: {len(summary.text)} chars"
-              f"{' (cut)' if summary.cut else ''}{attempts}{seconds}", file=sys.stderr, flush=True)
-
-    def details(self, summarizer: Any, summaries: Sequence[Any]) -> dict[str, dict[str, Any]]:
-        """Attempts and seconds per document hash for these summaries (the latest log line of each wins)."""
-        from sac.workspace import read_jsonl
-
-        key = (summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars)
-        wanted = {s.doc_hash for s in summaries}
-        details: dict[str, dict[str, Any]] = {}
-        for entry in read_jsonl(self.path):
-            if (entry.get("strategy"), entry.get("model"), entry.get("prompt_hash"), entry.get("target_chars")) == key:
-                if entry.get("doc_hash") in wanted:
-                    details[entry["doc_hash"]] = {k: entry[k] for k in ("attempts", "seconds") if k in entry}
-        return details
 
 
 def _write_set(
@@ -467,6 +420,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
         raise ConfigError("`runs compare` takes two run ids")
     a, b = (open_run(ws, r) for r in args.run_ids)
     print(compare_runs(a, b).to_string())
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from sac.removal import remove_corpus, remove_documents
+
+    if args.all == bool(args.doc_ids):
+        raise ConfigError("Name the documents to remove (DOC_ID ...) or give --all for the whole corpus, not both")
+    wb = _workbench(args)
+    report = remove_corpus(wb, args.corpus) if args.all else remove_documents(wb, args.corpus, args.doc_ids)
+    print(report.message())
     return 0
 
 
@@ -576,6 +540,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["list", "show", "compare"])
     p.add_argument("run_ids", nargs="*")
     p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser(
+        "remove", parents=[common], help="remove documents or a whole corpus, leaving none of their text on disk",
+        description="Remove documents of an uploaded corpus (or a whole corpus, --all) with their index records, "
+        "summaries, review labels and spans, and the saved runs that hold them; then compact the Chroma store.",
+    )
+    p.add_argument("--corpus", required=True, help="the corpus name (as the Corpus page lists it)")
+    p.add_argument("doc_ids", nargs="*", metavar="DOC_ID", help="documents to remove")
+    p.add_argument("--all", action="store_true", help="remove the whole corpus")
+    p.set_defaults(func=cmd_remove)
     return parser
 
 

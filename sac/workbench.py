@@ -218,7 +218,8 @@ class Workbench:
             check()
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
-        """Delete these documents from every index of ``corpus``; returns records removed."""
+        """Delete these documents' records from every index of ``corpus``; returns records removed. Their text stays in
+        the store's files, and their summaries, reviews and runs stay: ``sac.removal.remove_documents`` removes all."""
         removed = 0
         for info in list_indexes(self.client):
             if info.corpus == corpus:

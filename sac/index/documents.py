@@ -15,7 +15,7 @@ so an interrupted refresh resumes) and deletes documents that left. ``Workbench.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -120,9 +120,28 @@ class DocumentIndex:
                             include=["distances"])
         return {d: 1.0 - float(dist) for d, dist in zip(got["ids"][0], (got["distances"] or [[]])[0])}
 
+    def exists(self) -> bool:
+        """Whether the collection is in the store (``is_fresh`` and ``refresh`` create it)."""
+        with self.index.chroma(f"looking for collection {self.name}"):
+            return any((c if isinstance(c, str) else c.name) == self.name for c in self.index.client.list_collections())
+
+    def remove(self, doc_ids: Sequence[str], *, mirror: bool) -> int:
+        """Delete these documents' records; returns how many there were. With ``mirror`` (it was fresh before the
+        same documents left the chunk collection) it is marked as mirroring the chunk collection as it is now, so
+        the next search does not refresh it for nothing."""
+        with file_lock(self.index.workspace / "locks" / f"{self.name}.lock"):
+            col = self._open()
+            with self.index.chroma("deleting documents from the document collection"):
+                found = list(col.get(ids=list(doc_ids), include=[])["ids"]) if doc_ids else []
+                if found:
+                    col.delete(ids=found)
+            if mirror:
+                self._set_state(self.index.fingerprint(), self.index.count(), complete=True)
+            return len(found)
+
     def drop(self) -> None:
-        with self.index.chroma(f"deleting collection {self.name}"):
-            if any((c if isinstance(c, str) else c.name) == self.name for c in self.index.client.list_collections()):
+        if self.exists():
+            with self.index.chroma(f"deleting collection {self.name}"):
                 self.index.client.delete_collection(self.name)
         self._collection = None
 
