@@ -112,3 +112,20 @@ st.page_link("pages/2_Summaries.py", label="Summaries: read, edit and compare th
 st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark new ground truth, export", icon=":material/rate_review:")
 st.page_link("pages/6_Embedding_map.py", label="Embedding map: see why a method confuses documents, baseline beside SAC",
              icon=":material/scatter_plot:")
+
+matter = app_cache.current_matter()
+if matter:
+    with st.expander(f"Remove the matter {matter}", icon=":material/delete_forever:"):
+        st.markdown("Deletes everything of this matter for everyone: its corpora, indexes (and its database on a "
+                    "Chroma server), summaries, runs, reviews and audit log. The deployment's own log records who "
+                    "removed it. This cannot be undone.")
+        typed = st.text_input("Type the matter's name to confirm", key="home_matter_confirm")
+        if st.button("Remove this matter", type="primary", key="home_matter_remove", disabled=typed != matter):
+            try:
+                done = app_cache.remove_matter(matter)
+                app_cache.flash("success", f"Removed the matter {matter!r} ({done['files']:,} files).")
+            except SacError as err:
+                st.error(str(err))
+                st.stop()
+            st.query_params.clear()
+            st.rerun()

@@ -481,6 +481,17 @@ def _matter_param() -> dict[str, str] | None:
     return {"matter": matter} if matter else None
 
 
+def remove_matter(matter: str) -> dict[str, Any]:
+    """Delete the whole matter (``sac.matters.remove_matter`` checks the identity may open it), then forget every
+    cached store client and listing so no session reads the deleted folder."""
+    done = matters.remove_matter(root_config(), identity(), matter)
+    _client.clear()
+    _workbench.clear()
+    invalidate()
+    st.session_state.pop(MATTER_KEY, None)
+    return done
+
+
 def record_export(what: str, **details: Any) -> None:
     """``on_click`` of a download button: the export goes into the matter's audit trail."""
     try:

@@ -16,6 +16,7 @@ Examples:
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
   python -m sac remove --corpus mine contract-7.pdf      # --all: the whole corpus
+  python -m sac remove --matter acme-v-beta              # a whole matter (SAC_WORKSPACE: the deployment's root)
 """
 
 from __future__ import annotations
@@ -426,6 +427,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from sac.removal import remove_corpus, remove_documents
 
+    if args.matter:
+        if args.corpus or args.doc_ids or args.all:
+            raise ConfigError("--matter removes a whole matter: give it alone, without --corpus, DOC_ID or --all")
+        from sac.matters import erase_matter
+
+        done = erase_matter(_config(args), args.matter)
+        print(f"Removed matter {args.matter!r}: {done['files']:,} files"
+              + (", and its database on the Chroma server" if done["server_database_dropped"] else "") + ".")
+        return 0
+    if not args.corpus:
+        raise ConfigError("Name the corpus (--corpus NAME), or a whole matter (--matter NAME)")
     if args.all == bool(args.doc_ids):
         raise ConfigError("Name the documents to remove (DOC_ID ...) or give --all for the whole corpus, not both")
     wb = _workbench(args)
@@ -546,7 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Remove documents of an uploaded corpus (or a whole corpus, --all) with their index records, "
         "summaries, review labels and spans, and the saved runs that hold them; then compact the Chroma store.",
     )
-    p.add_argument("--corpus", required=True, help="the corpus name (as the Corpus page lists it)")
+    p.add_argument("--corpus", help="the corpus name (as the Corpus page lists it)")
+    p.add_argument("--matter", help="remove this whole matter (its folder under <workspace>/matters/, and its database "
+                   "on a Chroma server); --workspace is the deployment's root")
     p.add_argument("doc_ids", nargs="*", metavar="DOC_ID", help="documents to remove")
     p.add_argument("--all", action="store_true", help="remove the whole corpus")
     p.set_defaults(func=cmd_remove)

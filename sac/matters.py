@@ -111,15 +111,28 @@ def open_matter(root: SacConfig, identity: str | None, matter: str) -> SacConfig
 
 
 def remove_matter(root: SacConfig, identity: str | None, matter: str) -> dict[str, Any]:
-    """Delete a matter whole: its workspace folder (corpora, store, summaries, runs, reviews, its audit log) and,
-    with a Chroma server, its database there. Only a user of the matter may; the removal is recorded in the
-    deployment's audit log. The access file is not edited: the matter's name stays listed and opens empty."""
-    config = open_matter(root, identity, matter)
-    folder = Path(config.workspace)
-    files = sum(1 for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
-    from sac.index.client import drop_database
+    """Delete a matter whole (``erase_matter``); only a user of the matter may."""
+    open_matter(root, identity, matter)
+    return erase_matter(root, matter)
 
+
+def erase_matter(root: SacConfig, matter: str) -> dict[str, Any]:
+    """Delete a matter whole, without an access check (the command line: whoever runs it holds the files anyway):
+    its workspace folder (corpora, store, summaries, runs, reviews, its audit log) and, with a Chroma server, its
+    database there. The removal is recorded in the deployment's audit log. The access file is not edited: the
+    matter's name stays listed and opens empty."""
+    from sac.index.client import drop_database, release_store
+    from sac.jobs import board
+
+    config = matter_config(root, matter)
+    folder = Path(config.workspace)
+    running = board(folder).running()
+    if running is not None:
+        raise ConfigError(f"A build is running in the matter {matter!r} ({running.label}); remove it when the build "
+                          "has finished. Nothing was removed.")
+    files = sum(1 for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
     dropped = drop_database(config)
+    release_store(config)
     if folder.is_dir():
         shutil.rmtree(folder)
     detail = {"files": files, "server_database_dropped": dropped}

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sac.audit import ids_detail
 from sac.errors import ConfigError, CorpusError
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import RunFolder, list_runs
@@ -240,17 +241,25 @@ def _purge_index(wb: Workbench, info: IndexInfo, doc_ids: Sequence[str]) -> int:
 
 
 def _finish(wb: Workbench, report: RemovalReport) -> RemovalReport:
-    """Compact the embedded store (a server's disk is its operator's) and say so in the report."""
+    """Compact the embedded store (a server's disk is its operator's), say so in the report, and record the removal
+    in the audit trail (ids and counts: the one place a removed document's id stays)."""
     if wb.config.chroma_url:
-        return dataclasses.replace(report, server=wb.config.chroma_url)
-    try:
-        vacuum_store(wb.config.workspace / "chroma")
-    except sqlite3.Error as err:  # another process holds the file (an app server, a CLI run)
-        note = (f"Compacting the Chroma store failed ({err}): its records are deleted and rewritten, but chroma.sqlite3 "
-                "may keep the text in free pages until the next removal compacts it (with no other program using "
-                "the workspace).")
-        return dataclasses.replace(report, notes=(*report.notes, note))
-    return dataclasses.replace(report, compacted=True)
+        report = dataclasses.replace(report, server=wb.config.chroma_url)
+    else:
+        try:
+            vacuum_store(wb.config.workspace / "chroma")
+            report = dataclasses.replace(report, compacted=True)
+        except sqlite3.Error as err:  # another process holds the file (an app server, a CLI run)
+            note = (f"Compacting the Chroma store failed ({err}): its records are deleted and rewritten, but "
+                    "chroma.sqlite3 may keep the text in free pages until the next removal compacts it (with no other "
+                    "program using the workspace).")
+            report = dataclasses.replace(report, notes=(*report.notes, note))
+    wb.audit.record("delete", f"corpus {report.corpus!r}" + ("" if report.whole_corpus else " (documents)"),
+                    documents=ids_detail(report.documents), whole_corpus=report.whole_corpus, chunks=report.chunks,
+                    indexes=report.indexes, summaries=report.summaries, labels=report.labels,
+                    gold_spans=report.gold_spans, runs=list(report.runs), compacted=report.compacted,
+                    server=report.server)
+    return report
 
 
 # -- summaries, reviews, runs, files ------------------------------------------------------------------------

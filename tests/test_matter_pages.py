@@ -96,3 +96,33 @@ def test_the_audit_trail_page_shows_the_matters_log_and_exports_it(deployment):
     assert "unbroken" in at.success[0].value
     at.sidebar.selectbox(key="sac_matter_pick").set_value("globex").run()
     assert list(at.dataframe[0].value["what"]) == ["corpus 'globex-ndas'"]
+
+
+def test_a_matter_is_removed_whole_from_home_and_opens_empty_and_writable_again(deployment, memo):
+    from sac.config import SacConfig
+    from sac.index.client import make_client
+    from sac.index.store import list_indexes
+    from sac.matters import open_matter
+    from sac.retrieval.methods import parse_methods
+    from sac.workbench import Workbench
+
+    root = SacConfig.from_env()
+    acme = open_matter(root, "alice@example.org", "acme-v-beta")
+    docs = Workspace(acme.workspace).load_corpus("acme-ndas")
+    Workbench(acme, embedder=memo).build("acme-ndas", docs, parse_methods("baseline"))
+    at = _as("alice@example.org", "app.py").run()  # opens acme's store in this process, as a server would
+    assert not at.exception and not at.error
+    assert at.button(key="home_matter_remove").disabled
+    at.text_input(key="home_matter_confirm").input("acme-v-beta").run()
+    at.button(key="home_matter_remove").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [s.value for s in at.success][0].startswith("Removed the matter 'acme-v-beta' (")
+    # The page reran in the matter, whose name stays in the access file: it opened again, empty.
+    assert not (acme.workspace / "corpora").exists() and not (acme.workspace / "audit.jsonl").exists()
+    assert (deployment / "matters" / "globex" / "corpora").is_dir()
+    entry = AuditLog(deployment).entries()[-1]
+    assert (entry["who"], entry["action"], entry["what"]) == ("alice@example.org", "delete", "matter 'acme-v-beta'")
+    assert "acme-ndas" not in _corpora(_as("alice@example.org").run())
+    assert list_indexes(make_client(acme)) == []  # and its store takes writes again
+    report = Workbench(acme, embedder=memo).build("again", docs[:1], parse_methods("baseline"))
+    assert report["baseline"].added > 0

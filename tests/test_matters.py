@@ -28,6 +28,7 @@ from sac.retrieval.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.types import Document
 from sac.workbench import Workbench
+from sac.workspace import Workspace
 from tests.conftest import DEMO
 from tests.openai_stub import OpenAIStub
 
@@ -137,6 +138,18 @@ def test_removing_a_matter_removes_its_folder_and_is_logged_at_the_root(root, me
     assert done["files"] >= 2 and not acme_cfg.workspace.exists()
     entry = AuditLog(root.workspace).entries()[-1]
     assert (entry["who"], entry["action"], entry["what"]) == ("bob@example.org", "delete", "matter 'acme-v-beta'")
+
+
+def test_the_command_line_removes_a_whole_matter(root, cli, monkeypatch, ndas):
+    monkeypatch.setenv("SAC_WORKSPACE", str(root.workspace))
+    monkeypatch.setenv("SAC_ACCESS_FILE", str(root.access_file))
+    folder = open_matter(root, "bob@example.org", "acme-v-beta").workspace
+    Workspace(folder).add_documents("ndas", ndas)
+    code, out, _ = cli("remove", "--matter", "acme-v-beta")
+    assert code == 0 and out.startswith("Removed matter 'acme-v-beta': ") and not folder.exists()
+    assert Path(root.workspace / "matters").is_dir() and AuditLog(root.workspace).entries()[-1]["action"] == "delete"
+    code, _, err = cli("remove", "--matter", "globex", "--corpus", "ndas")
+    assert code != 0 and "give it alone" in err
 
 
 # -- the audit trail ---------------------------------------------------------------------------

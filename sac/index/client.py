@@ -95,6 +95,21 @@ def _server_settings(settings: Any, host: str, port: int, ssl: bool) -> Any:
                        "chroma_server_ssl_enabled": ssl})
 
 
+def release_store(config: SacConfig) -> None:
+    """Close this process's embedded store of ``config`` (before its folder is deleted): chromadb keeps one System
+    per path, and one left open over a deleted folder fails on the next write ("readonly database")."""
+    if config.chroma_url:
+        return
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    key = str(config.workspace / "chroma")
+    with _persistent_client_lock:
+        system = SharedSystemClient._identifier_to_system.pop(key, None)
+        SharedSystemClient._identifier_to_refcount.pop(key, None)
+    if system is not None:
+        system.stop()
+
+
 def describe_store(config: SacConfig) -> str:
     """Where the indexes live, for messages: the server URL or the embedded store's folder."""
     if config.chroma_url:
