@@ -485,11 +485,17 @@ def remove_matter(matter: str) -> dict[str, Any]:
     """Delete the whole matter (``sac.matters.remove_matter`` checks the identity may open it), then forget every
     cached store client and listing so no session reads the deleted folder."""
     done = matters.remove_matter(root_config(), identity(), matter)
+    store_reopened()
+    st.session_state.pop(MATTER_KEY, None)
+    return done
+
+
+def store_reopened() -> None:
+    """After a removal closed an embedded store (``Workbench.close_store``): drop every cached client and workbench,
+    which may hold the stopped one, and every cached listing."""
     _client.clear()
     _workbench.clear()
     invalidate()
-    st.session_state.pop(MATTER_KEY, None)
-    return done
 
 
 def record_export(what: str, **details: Any) -> None:

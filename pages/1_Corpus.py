@@ -146,7 +146,7 @@ def run_removal(remove: Callable[[], RemovalReport], *, forget_choice: bool = Fa
         st.error(str(err))
         return
     app_cache.flash("success", report.message())
-    app_cache.invalidate()
+    app_cache.store_reopened()
     if forget_choice:
         del st.session_state["corpus_shown"]  # the corpus may be gone from the list
     st.rerun()

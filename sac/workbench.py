@@ -20,7 +20,7 @@ from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
 from sac.index import lexical, snapshot
-from sac.index.client import make_client
+from sac.index.client import make_client, release_store
 from sac.index.documents import document_index
 from sac.index.shards import Shard, require_server, sync_shard
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes
@@ -216,6 +216,13 @@ class Workbench:
         check = getattr(self.embedder, "check_connection", None)
         if check is not None:
             check()
+
+    def close_store(self) -> None:
+        """Close the embedded store (its files may then be rewritten, or deleted); the next use opens it again. Other
+        holders of the old client (a cache of clients, say) must drop it: it is stopped."""
+        with self._lock:
+            self._client = None
+        release_store(self.config)
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
         """Delete these documents' records from every index of ``corpus``; returns records removed. Their text stays in

@@ -294,3 +294,46 @@ def test_a_locked_store_is_reported_not_claimed_compacted(memo, monkeypatch):
     assert not report.compacted and report.chunks == 1
     assert "Compacting the Chroma store failed (database is locked)" in report.message()
     assert "was compacted" not in report.message()
+
+
+def test_scrubbing_zeroes_what_hnsw_left_in_unused_slots_and_changes_no_search(tmp_path):
+    """hnswlib writes its link lists whole, unused slots included, without clearing them first: bytes the process
+    held before can reach the disk there. A planted string in unused slots of a real persisted index is zeroed, and
+    every query returns what it returned before."""
+    import random
+    import struct
+
+    import chromadb
+    from chromadb.config import Settings
+
+    from sac.index.client import release_store
+    from sac.index.compaction import scrub_store
+
+    rng = random.Random(7)
+    store = tmp_path / "chroma"
+    client = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
+    col = client.create_collection("scrub-me", configuration={"hnsw": {"space": "cosine", "sync_threshold": 100}})
+    vectors = [[rng.random() for _ in range(16)] for _ in range(600)]
+    col.add(ids=[f"c{i}" for i in range(600)], embeddings=vectors)
+    queries = vectors[:25]
+    before = col.query(query_embeddings=queries, n_results=8)["ids"]
+    del col, client
+    release_store(SacConfig(workspace=tmp_path))  # closed, as removal closes it before scrubbing
+    [segment] = [d for d in store.iterdir() if (d / "header.bin").is_file()]
+    level0 = bytearray((segment / "data_level0.bin").read_bytes())
+    per_element = struct.unpack_from("<Q", (segment / "header.bin").read_bytes(), 4 + 8 * 3)[0]
+    planted = uuid.uuid4().hex[:12].encode()
+    end = 4 + 4 * 32  # maxM0 = 2 * M = 32 neighbour slots (chromadb's default M is 16)
+    roomy = [i for i in range(600) if struct.unpack_from("<H", level0, i * per_element)[0] * 4 + 4 + len(planted) <= end]
+    assert len(roomy) >= 12
+    for i in roomy[::len(roomy) // 12][:12]:  # in the last neighbour slots of some elements, past their counts
+        start = i * per_element
+        level0[start + end - len(planted):start + end] = planted
+    (segment / "data_level0.bin").write_bytes(level0)
+    assert planted in (segment / "data_level0.bin").read_bytes()
+
+    assert scrub_store(store) >= 12 * len(planted)
+    assert planted not in (segment / "data_level0.bin").read_bytes()
+    assert scrub_store(store) == 0  # nothing left to zero
+    reopened = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
+    assert reopened.get_collection("scrub-me").query(query_embeddings=queries, n_results=8)["ids"] == before

@@ -13,6 +13,12 @@ files too. What does remove them (measured on chromadb 1.5 with a planted string
    ``VACUUM`` the file (works while a client has it open), and remove the HNSW folders of deleted segments
    (``chroma/<segment id>/``; deleting a collection leaves them behind).
 
+3. ``scrub_hnsw`` (with the store closed): zero the unused neighbour slots of every persisted HNSW index.
+   hnswlib allocates its link lists without clearing them and writes them whole, so bytes of whatever the process
+   freed before (a removed document's text, say) can sit in unused slots of ``data_level0.bin`` and
+   ``link_lists.bin``: seen once in a long test run. Slots past a list's count are never read, so zeroing them
+   changes no search.
+
 A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compacting them is its operator's job.
 """
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +92,76 @@ def vacuum_store(chroma_dir: Path) -> list[str]:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder.name)
     return removed
+
+
+# hnswlib's header as chromadb persists it (header.bin): a format version, then hnswlib's saveIndex fields.
+_HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
+
+
+def scrub_hnsw(segment_dir: Path) -> int:
+    """Zero the unused neighbour slots (and each list header's unused byte) in one persisted HNSW index; returns
+    the bytes zeroed. Raises ValueError, changing nothing, when the files do not have the layout read here.
+    Only for a closed store: a running one would write its own copy back."""
+    header = (segment_dir / "header.bin").read_bytes()
+    if len(header) < _HEADER.size:
+        raise ValueError(f"{segment_dir / 'header.bin'}: {len(header)} bytes, expected at least {_HEADER.size}")
+    (_version, offset_level0, _max_elements, count, per_element, label_offset, offset_data, _max_level, _enter,
+     max_m, max_m0, _m, _mult, _ef) = _HEADER.unpack_from(header)
+    if offset_level0 != 0 or offset_data != 4 + 4 * max_m0 or not offset_data < label_offset < per_element:
+        raise ValueError(f"{segment_dir}: an HNSW layout this code does not know (offsetData {offset_data}, "
+                         f"maxM0 {max_m0}, label offset {label_offset}, element size {per_element})")
+    level0 = bytearray((segment_dir / "data_level0.bin").read_bytes())
+    if len(level0) % per_element or len(level0) < count * per_element:
+        raise ValueError(f"{segment_dir / 'data_level0.bin'}: {len(level0)} bytes for {count} elements of {per_element}")
+    zeroed = sum(_clear_list(level0, i * per_element, offset_data) for i in range(count))
+    # Room past the header's count (a new index's file is made for its first 100 elements) is never read.
+    zeroed += _clear_tail(level0, count * per_element)
+    links_path = segment_dir / "link_lists.bin"
+    links = bytearray(links_path.read_bytes()) if links_path.is_file() else bytearray()
+    block, pos = 4 + 4 * max_m, 0
+    for _ in range(count if links else 0):
+        (size,) = struct.unpack_from("<I", links, pos)
+        pos += 4
+        if size % block or pos + size > len(links):
+            raise ValueError(f"{links_path}: a link list of {size} bytes at {pos - 4}, blocks of {block}")
+        zeroed += sum(_clear_list(links, start, block) for start in range(pos, pos + size, block))
+        pos += size
+    zeroed += _clear_tail(links, pos)
+    if zeroed:
+        _replace(segment_dir / "data_level0.bin", level0)
+        if links:
+            _replace(links_path, links)
+    return zeroed
+
+
+def _clear_list(buffer: bytearray, start: int, size: int) -> int:
+    """Zero what one neighbour list does not use: its header's fourth byte, and the slots past its count."""
+    (count,) = struct.unpack_from("<H", buffer, start)
+    used = 4 + 4 * count
+    if used > size:
+        raise ValueError(f"a neighbour list of {count} entries at byte {start} does not fit in {size} bytes")
+    stale = [start + 3, *range(start + used, start + size)]
+    dirty = sum(1 for i in stale if buffer[i])
+    if dirty:
+        buffer[start + 3] = 0
+        buffer[start + used:start + size] = bytes(size - used)
+    return dirty
+
+
+def _clear_tail(buffer: bytearray, start: int) -> int:
+    dirty = sum(1 for b in buffer[start:] if b)
+    if dirty:
+        buffer[start:] = bytes(len(buffer) - start)
+    return dirty
+
+
+def _replace(path: Path, data: bytearray) -> None:
+    tmp = path.with_name(path.name + ".scrub")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def scrub_store(chroma_dir: Path) -> int:
+    """``scrub_hnsw`` on every persisted HNSW index of a closed embedded store; returns the bytes zeroed."""
+    return sum(scrub_hnsw(folder) for folder in sorted(chroma_dir.iterdir())
+               if folder.is_dir() and _SEGMENT.fullmatch(folder.name) and (folder / "header.bin").is_file())
