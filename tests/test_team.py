@@ -11,6 +11,7 @@ Screenshots go to test-artifacts/team-*.png.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import time
 from pathlib import Path
@@ -310,3 +311,40 @@ def test_two_people_build_edit_and_review_at_once_and_see_each_others_work(tmp_p
     assert [(e["who"], e["what"]) for e in refused] == [(BOB, f"matter {PRIVATE!r}")]
     assert not any(e["action"] == "access-denied" for e in entries)  # never in the matter's own log
     print(f"two people at once: {time.monotonic() - started:.0f} s; queued line seen by {queued_seen or 'nobody'}")
+
+
+def test_a_summary_edit_saved_after_someone_elses_keeps_both(app_memo):
+    """In process, the same race as above: the page is open at one version, someone else saves the next, then
+    this person types and saves. Their text is stored (not a copy of the other's), after it, and both are kept."""
+    from streamlit.testing.v1 import AppTest
+
+    workspace = Workspace(Path(os.environ["SAC_WORKSPACE"]))
+    documents = workspace.add_documents(CORPUS, list(load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents[:2]))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).switch_page("pages/2_Summaries.py").run()
+    assert not at.exception and not at.error
+    [box] = [t for t in at.text_area if t.label == "Summary (generic)"]
+    opened = box.value
+    SummaryStore(workspace.summaries_dir).save_edit(documents[0], "generic", SUMMARY[ALICE])  # alice, elsewhere
+    box.input(SUMMARY[BOB])
+    at.button(key="sum_save").click().run()
+    assert not at.exception and not at.error
+    history = SummaryStore(workspace.summaries_dir).history(documents[0].content_hash, "generic")
+    assert [s.text for s in history] == [opened, SUMMARY[ALICE], SUMMARY[BOB]]
+    at.run()
+    [box] = [t for t in at.text_area if t.label == "Summary (generic)"]
+    assert box.value == SUMMARY[BOB] and not at.warning  # this session's own save is what it shows next
+
+
+def test_the_edit_box_names_a_version_saved_by_someone_else(app_memo):
+    from streamlit.testing.v1 import AppTest
+
+    workspace = Workspace(Path(os.environ["SAC_WORKSPACE"]))
+    documents = workspace.add_documents(CORPUS, list(load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents[:2]))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).switch_page("pages/2_Summaries.py").run()
+    SummaryStore(workspace.summaries_dir).save_edit(documents[0], "generic", SUMMARY[ALICE])
+    at.run()
+    [warning] = at.warning
+    assert "Version 2 was saved by someone else after you opened version 1" in warning.value
+    at.button(key="sum_load_latest").click().run()
+    [box] = [t for t in at.text_area if t.label == "Summary (generic)"]
+    assert box.value == SUMMARY[ALICE] and not at.warning
