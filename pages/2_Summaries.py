@@ -139,14 +139,27 @@ if history:
                  hide_index=True, key="sum_history",
                  column_config={"text": st.column_config.TextColumn("text", width="large")})
 
-edit_key = f"sum_edit_text_{text_hash(doc_id)}_{strategy}_{current.version if current else 0}"
-text = st.text_area(f"Summary ({strategy})", current.text if current else "", height=100, key=edit_key)
+# The text box is keyed by the version this session opened, not the newest: when someone else saves meanwhile, a
+# new key would replace the text typed here with theirs, and "Save" would store their text as this person's edit.
+base_key = f"sum_base_{text_hash(doc_id)}_{strategy}"
+base_version = st.session_state.setdefault(base_key, current.version if current else 0)
+base = next((s for s in history if s.version == base_version), current)
+if current and current.version > base_version:
+    st.warning(f"Version {current.version} was saved by someone else after you opened version {base_version}. "
+               f"Saving adds your text as version {current.version + 1}; every version stays in the history above.",
+               icon=":material/group:")
+    if st.button(f"Load version {current.version} instead", key="sum_load_latest"):
+        st.session_state[base_key] = current.version
+        st.rerun()
+edit_key = f"sum_edit_text_{text_hash(doc_id)}_{strategy}_{base_version}"
+text = st.text_area(f"Summary ({strategy})", base.text if base else "", height=100, key=edit_key)
 st.caption(f"{len(text.strip())} characters (target {wb.config.summary_chars}). "
            + (f"Saving re-embeds only this document's chunks in the {method.name} index."
               if indexed else f"No {method.name} index with the current settings yet: it will use this summary when built."))
 if st.button("Save as a new version", type="primary", key="sum_save", disabled=not text.strip()):
     try:
         saved = store.save_edit(document, strategy, text)
+        st.session_state[base_key] = saved.version
         started = time.perf_counter()
         if indexed:
             report = wb.build(corpus, documents, [method])[method.index_name]

@@ -23,6 +23,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -110,18 +111,21 @@ def require_chromium() -> None:
 
 
 @contextlib.contextmanager
-def streamlit_server(workspace: Path, log_name: str, *args: str, port: int | None = None):
+def streamlit_server(workspace: Path, log_name: str, *args: str, port: int | None = None,
+                     env: Mapping[str, str] | None = None):
     """A real `streamlit run app.py` on a loopback port (a free one unless given) with ``workspace`` as its
-    SAC_WORKSPACE and ``args`` as extra command-line options; yields its URL. Its log goes to test-artifacts/."""
+    SAC_WORKSPACE, ``args`` as extra command-line options and ``env`` as extra environment variables (e.g.
+    SAC_ACCESS_FILE); yields its URL. Its log goes to test-artifacts/."""
     port = port or _free_port()
-    env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1"}
-    env.pop("OPENAI_API_KEY", None)
+    server_env = {**os.environ, "SAC_WORKSPACE": str(workspace), "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1",
+                  **(env or {})}
+    server_env.pop("OPENAI_API_KEY", None)
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / log_name, "w")  # noqa: SIM115 - open for the server's life
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false", *args],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=server_env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
