@@ -452,10 +452,12 @@ def matter_gate() -> None:
             matters.open_matter(root, who, asked)
             st.session_state[MATTER_KEY] = asked
     except SacError as err:
-        st.error(str(err))
+        st.text(str(err))  # as text: it quotes the identity and the URL's matter, neither rendered as markdown
+        st.error("This matter cannot be opened.", icon=":material/block:")
         st.stop()
     if not mine:
-        st.error(f"{who} has no matters in the access file. Ask whoever keeps it ({root.access_file}) to add one.")
+        st.text(f"{who} has no matters in the access file.")
+        st.error("Ask whoever keeps the access file to add one.", icon=":material/block:")
         st.stop()
     if st.session_state.get(MATTER_KEY) not in mine:
         st.session_state[MATTER_KEY] = mine[0]

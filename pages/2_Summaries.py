@@ -194,6 +194,8 @@ with st.expander("Regenerate", key="sum_regen_box"):
         try:
             made = regenerate(store, targets, summarizer, concurrency=wb.config.llm_concurrency,
                               progress=lambda done, total, _doc: progress("summarizing", done, total))
+            for target in targets:  # this session's own new versions: its text boxes follow them
+                st.session_state.pop(f"sum_base_{text_hash(target.doc_id)}_{summarizer.strategy}", None)
             regen_method = parse_method(f"sac-{summarizer.strategy}")
             note = ""
             if regen_method.name in built:

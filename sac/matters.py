@@ -105,8 +105,8 @@ def open_matter(root: SacConfig, identity: str | None, matter: str) -> SacConfig
         raise AccessDenied("Sign in to open a matter: matters are only opened for a signed-in identity")
     if matter not in rules.matters_of(identity):
         AuditLog(Path(root.workspace)).record("access-denied", f"matter {matter!r}", identity=identity)
-        raise AccessDenied(f"{identity} may not open the matter {matter!r}. Ask whoever keeps the access file "
-                           f"({root.access_file}) to add it.")
+        raise AccessDenied(f"{identity} may not open the matter {matter!r}. Ask whoever keeps the access file to "
+                           "add it.")
     return matter_config(root, matter)
 
 
