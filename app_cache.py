@@ -436,8 +436,11 @@ def matter_gate() -> None:
     A ``?matter=`` in the URL (a shared link, or a crafted one) is opened through ``open_matter``, which
     refuses and logs a matter the signed-in identity may not open; the session keeps its own matter then.
     """
-    root = root_config()
     audit.set_actor(identity())
+    try:
+        root = root_config()
+    except SacError:
+        return  # bad settings: the page says what is wrong, and opens nothing
     if root.access_file is None:
         return
     who = identity()
@@ -475,7 +478,11 @@ def _pick_matter() -> None:
 
 
 def current_matter() -> str | None:
-    return st.session_state.get(MATTER_KEY) if root_config().access_file is not None else None
+    try:
+        on = root_config().access_file is not None
+    except SacError:
+        return None
+    return st.session_state.get(MATTER_KEY) if on else None
 
 
 def _matter_param() -> dict[str, str] | None:
