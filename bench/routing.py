@@ -40,12 +40,34 @@ def hwm_mb() -> float:
 
 
 def questions(dataset: str, split: str, n: int) -> list[tuple[str, str, list[str]]]:
-    """(style/query id, text, gold documents): the first n/2 questions (by id) of each title style."""
+    """(style/query id, text, gold documents): the first n/2 questions (by id) of each title style (for the
+    ``all`` pool, the test split's questions: its documents are in the pool with the dev split's)."""
     out = []
-    for style, (ds, _) in selection.load_split(dataset, split).items():
+    for style, (ds, _) in selection.load_split(dataset, "test" if split == "all" else split).items():
         for q in sorted(ds.queries, key=lambda q: q.query_id)[: n // 2]:
             out.append((f"{style}/{q.query_id}", q.text, sorted(q.gold_doc_ids)))
     return out
+
+
+def pool_documents(dataset: str, split: str) -> list[Any]:
+    """The documents of a split, or of both (``all``: every contract of the dataset, e.g. CUAD's 510)."""
+    docs: dict[str, Any] = {}
+    for part in (("dev", "test") if split == "all" else (split,)):
+        ds, _ = next(iter(selection.load_split(dataset, part).values()))
+        docs.update({d.doc_id: d for d in ds.documents})
+    return sorted(docs.values(), key=lambda d: d.doc_id)
+
+
+def build(args: argparse.Namespace) -> dict[str, Any]:
+    """Build (or finish) the pool's index of every base strategy the methods use; returns what each sync did."""
+    wb = Workbench(SacConfig(workspace=Path(args.workspace), embedder=args.embedder, chunking=args.chunking))
+    docs = pool_documents(args.dataset, args.split)
+    bases = parse_methods(",".join(dict.fromkeys(m.split("+")[0] for m in args.methods.split(","))))
+    t0 = time.perf_counter()
+    reports = wb.build(f"full-{args.dataset}-{args.split}", docs, bases,
+                       progress=lambda stage, done, total: done % 5120 == 0 and log(f"{stage}: {done}/{total}"))
+    return {"documents": len(docs), "seconds": round(time.perf_counter() - t0), "load": os.getloadavg(),
+            "reports": {k: r.describe() for k, r in reports.items()}}
 
 
 def run_method(args: argparse.Namespace, method_name: str) -> dict[str, Any]:
@@ -100,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workspace", default=str(common.WORKSPACES / "selection"))
     p.add_argument("--full", default=str(selection.FULL), help="the full-size benchmarks (bench/selection.py)")
     p.add_argument("--dataset", default="cuad")
-    p.add_argument("--split", default="test")
+    p.add_argument("--split", default="test", help="dev, test, or all (both: the dataset's every contract; "
+                   "the test split's questions)")
+    p.add_argument("--build", action="store_true", help="build (or finish) the pool's indexes first")
     p.add_argument("--embedder", default="minilm-onnx")
     p.add_argument("--chunking", default="paper")
     p.add_argument("--methods", default="sac-generic,sac-generic+docs1,sac-generic+hybrid0.75,sac-generic+docs1+names")
@@ -115,9 +139,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_method(args, args.one)))
         return 0
     result: dict[str, Any] = {"machine": machine(), "args": vars(args), "methods": {}}
+    if args.build:
+        result["build"] = build(args)
+        log(f"built: {result['build']}")
     earlier = json.loads(Path(args.compare_to).read_text()) if args.compare_to else None
     for name in args.methods.split(","):
-        cmd = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]), "--one", name]
+        cmd = [sys.executable, __file__, *[a for a in (argv if argv is not None else sys.argv[1:]) if a != "--build"],
+               "--one", name]
         got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
         if earlier and name in earlier["methods"]:
             got["compared"] = compare(earlier["methods"][name], got)
