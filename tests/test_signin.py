@@ -10,6 +10,7 @@ Review page. Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -131,6 +132,14 @@ def signin_app(tmp_path_factory, request):
     tmp = tmp_path_factory.mktemp("signin")
     workspace = tmp / "workspace"
     _build_small_corpus(workspace, request.getfixturevalue("memo"))
+    with signed_in_server(tmp, workspace, "streamlit-signin.log") as (url, provider):
+        yield url, provider, workspace
+
+
+@contextlib.contextmanager
+def signed_in_server(tmp: Path, workspace: Path, log_name: str, env: dict[str, str] | None = None):
+    """(app URL, provider): `streamlit run` with sign-in on against a loopback OIDC provider, its ``[auth]`` in a
+    secrets.toml under ``tmp`` passed with ``--secrets.files`` (the redirect URI needs the app's port first)."""
     port = _free_port()
     redirect = f"http://127.0.0.1:{port}/oauth2callback"
     with OIDCProvider(redirect_uris=(redirect,)) as provider:
@@ -142,8 +151,8 @@ def signin_app(tmp_path_factory, request):
             f'client_id = "{provider.client_id}"\n'
             f'client_secret = "{provider.client_secret}"\n'
             f'server_metadata_url = "{provider.metadata_url}"\n', encoding="utf-8")
-        with streamlit_server(workspace, "streamlit-signin.log", "--secrets.files", str(secrets_file), port=port) as url:
-            yield url, provider, workspace
+        with streamlit_server(workspace, log_name, "--secrets.files", str(secrets_file), port=port, env=env) as url:
+            yield url, provider
 
 
 @pytest.fixture

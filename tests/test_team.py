@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import time
 from pathlib import Path
 
@@ -31,9 +30,8 @@ from sac.summaries.store import SummaryStore
 from sac.types import Document
 from sac.workbench import Workbench
 from sac.workspace import Workspace
-from tests.oidc_provider import OIDCProvider
-from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _free_port, _open, _settle, require_chromium, streamlit_server
-from tests.test_signin import CORPUS, QUESTION, _build_small_corpus
+from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _open, _settle, require_chromium
+from tests.test_signin import CORPUS, QUESTION, _build_small_corpus, signed_in_server
 
 ROOT = Path(__file__).resolve().parents[1]
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -59,20 +57,8 @@ def _team_server(tmp: Path, memo):
         "globex-licence.txt", "LICENCE AGREEMENT between Globex Corporation and Initech, dated 3 March 2025.")])
     access = tmp / "access.toml"
     access.write_text(f'[users]\n"{ALICE}" = ["{SHARED}", "{PRIVATE}"]\n"{BOB}" = ["{SHARED}"]\n', encoding="utf-8")
-    port = _free_port()
-    redirect = f"http://127.0.0.1:{port}/oauth2callback"
-    with OIDCProvider(redirect_uris=(redirect,)) as provider:
-        secrets_file = tmp / "secrets.toml"
-        secrets_file.write_text(
-            "[auth]\n"
-            f'redirect_uri = "{redirect}"\n'
-            f'cookie_secret = "{secrets.token_hex(32)}"\n'
-            f'client_id = "{provider.client_id}"\n'
-            f'client_secret = "{provider.client_secret}"\n'
-            f'server_metadata_url = "{provider.metadata_url}"\n', encoding="utf-8")
-        with streamlit_server(root, "streamlit-team.log", "--secrets.files", str(secrets_file), port=port,
-                              env={"SAC_ACCESS_FILE": str(access)}) as url:
-            yield url, root
+    with signed_in_server(tmp, root, "streamlit-team.log", env={"SAC_ACCESS_FILE": str(access)}) as (url, _provider):
+        yield url, root
 
 
 @pytest.fixture
