@@ -34,13 +34,14 @@ def summarize_corpus(
     """Current summaries by ``doc_id``, making the missing ones; each is stored as soon as it is made.
 
     Cached summaries are not recomputed, so a rerun continues where an interrupted or failed run
-    ended. ``progress(done, total, doc_id)`` and ``on_summary(new_summary)`` are called from the
-    calling thread. When ``stop`` is set, no new document is started, the ones under way are
-    finished and the summaries made so far are returned (the others are absent). On Ctrl-C
-    (``KeyboardInterrupt``) no new document is started either and the exception propagates at
-    once; every summary finished before or after it is in the store. If documents fail, the others
-    are finished first, then a ``SummarizerError`` names the failed ones; a rejected key or an
-    unreachable server stops the run at once.
+    ended. ``progress(done, total, doc_id)`` is called from the calling thread; ``on_summary(new_summary)``
+    from the thread that made the summary, just before it is stored, so a log it writes lists every stored
+    summary even when Ctrl-C ends the run (it may also list one made but never stored). When ``stop`` is
+    set, no new document is started, the ones under way are finished and the summaries made so far are
+    returned (the others are absent). On Ctrl-C (``KeyboardInterrupt``) no new document is started either
+    and the exception propagates at once; every summary finished before or after it is in the store. If
+    documents fail, the others are finished first, then a ``SummarizerError`` names the failed ones; a
+    rejected key or an unreachable server stops the run at once.
     """
     return summarize_strategies(
         documents, [summarizer], store, concurrency=concurrency, progress=progress, stop=stop,
@@ -132,8 +133,6 @@ def summarize_strategies(
                 fatal.append(err)
             return
         done += 1
-        if on_summary and summary is not None:
-            on_summary(summary)
         if progress:
             progress(done, total, document.doc_id)
 
@@ -146,13 +145,13 @@ def summarize_strategies(
         while jobs and not stopped():
             document, summarizer = jobs.popleft()
             try:
-                summary = store.put(summarizer.summarize(document))
+                summary = _make(document, summarizer, store, on_summary)
             except Exception as err:  # a failed document must not lose the others
                 record(document, summarizer, None, err)
                 continue
             record(document, summarizer, summary, None)
     elif jobs:
-        _run_threads(jobs, store, min(concurrency, len(jobs)), record, stopped)
+        _run_threads(jobs, lambda d, s: _make(d, s, store, on_summary), min(concurrency, len(jobs)), record, stopped)
 
     if failures:
         first = fatal[0] if fatal else next(iter(failures.values()))
@@ -210,9 +209,18 @@ def estimate_run(documents: Sequence[Document], summarizers: Sequence[Summarizer
     )
 
 
+def _make(document: Document, summarizer: Summarizer, store: SummaryStore,
+          on_summary: Callable[[Summary], None] | None) -> Summary:
+    """Make one summary, hand it to ``on_summary``, then store it (in that order: see ``summarize_corpus``)."""
+    summary = summarizer.summarize(document)
+    if on_summary:
+        on_summary(summary)
+    return store.put(summary)
+
+
 def _run_threads(
     jobs: deque[tuple[Document, Summarizer]],
-    store: SummaryStore,
+    make: Callable[[Document, Summarizer], Summary],
     workers: int,
     record: Callable[[Document, Summarizer, Summary | None, BaseException | None], None],
     stopped: Callable[[], bool],
@@ -242,7 +250,7 @@ def _run_threads(
         while (job := take()) is not None:
             document, summarizer = job
             try:
-                summary = store.put(summarizer.summarize(document))
+                summary = make(document, summarizer)
             except Exception as err:
                 if isinstance(err, _FatalSummarizerError):
                     halt.set()  # every other request would fail the same way
