@@ -375,6 +375,37 @@ def test_names_route_documents_first_to_the_contract_the_file_name_names(built, 
     assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 16
 
 
+def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets):
+    """+names: a title that names its contract by a plain word few documents hold ("VELCO's") names the
+    documents that hold it, from the question as asked or as +names rewrote it; words most contracts share, and
+    a question without a title, name none. Measured on the 34 demo contracts (the lexical index built from
+    their texts); in the 5 demo NDAs alone no title word counts as rare (RARE_SHARE), so routing there is
+    the fused score's."""
+    from sac.index.lexical import LexicalIndex, Lexicon, lexical_indexes, tokenize
+    from sac.retrieval.docfirst import named_documents, title_words
+
+    contracts = [*nli.documents, *demo_datasets["cuad"].documents]
+    pool = LexicalIndex("documents", [d.doc_id for d in contracts], [d.doc_id for d in contracts],
+                        [d.content_hash for d in contracts], Lexicon.from_tokens([tokenize(d.text) for d in contracts]),
+                        texts=[d.text for d in contracts])
+    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
+    ceii = next(d.doc_id for d in nli.documents if d.doc_id.endswith("ceii-and-nda.txt"))
+    question = "Consider VELCO's Non-Disclosure Agreement; What is the term?"
+    assert title_words(question) == ["velco", "non", "disclosure", "agreement"]
+    assert named_documents(pool, question) == {velco}
+    assert named_documents(pool, "Consider the NDA; Q?", rewritten=question) == {velco}
+    assert named_documents(pool, "Consider the CEII Non-Disclosure Agreement; Q?") == {velco, ceii}  # both hold it
+    assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == frozenset()
+    assert named_documents(pool, "What does VELCO's NDA say about the term?") == frozenset()  # no title
+    flotek = next(d.doc_id for d in demo_datasets["cuad"].documents if "FLOTEK" in d.doc_id.upper())
+    assert named_documents(pool, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek "
+                                 "Chemistry, LLC for Terpene Products; What is the term?") == {flotek}
+
+    five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
+                           strategy="generic")["documents"]
+    assert len(five) == 5 and named_documents(five, question) == frozenset()
+
+
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))

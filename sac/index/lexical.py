@@ -148,6 +148,14 @@ class Lexicon:
     def row_words(self, row: int) -> list[str]:
         return [self.vocab[i] for i in self.tokens[self.offsets[row]:self.offsets[row + 1]]]
 
+    def rows_with(self, word: str) -> np.ndarray:
+        """The rows that hold ``word``, ascending: its score column's row indices (the postings), read, not scanned."""
+        i = self.word_ids.get(word)
+        if self.model is None or i is None:
+            return np.zeros(0, dtype=np.int64)
+        columns = self.model.scores
+        return np.asarray(columns["indices"][columns["indptr"][i]:columns["indptr"][i + 1]], dtype=np.int64)
+
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         if self.model is not None:
@@ -225,6 +233,10 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         return self.lexicon.scores(query)
+
+    def ids_with(self, word: str) -> list[str]:
+        """The ids of the rows that hold ``word`` (a token as ``tokenize`` writes it)."""
+        return [self.ids[r] for r in self.lexicon.rows_with(word)]
 
     @property
     def row_of(self) -> dict[str, int]:

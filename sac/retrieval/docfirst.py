@@ -13,8 +13,11 @@ A document's score, per query:
 - lexical: BM25 over whole documents (summary + full text, rebuilt from the chunks): a contract's names and
   defined terms count once per document, and words every contract shares weigh little;
 - ``score = DENSE_SHARE * minmax(dense) + (1 - DENSE_SHARE) * minmax(lexical)`` over the documents;
-- with ``+names``, documents whose letters-and-digits-only text holds the question's squashed company name
-  ("BELLRINGBRANDS,INC" in "BellRing Brands, Inc.") come first, when at most ``MAX_NAMED_DOCS`` do.
+- with ``+names``, the documents the question's title names come first (``named_documents``): those whose
+  letters-and-digits-only text holds its squashed company name ("BELLRINGBRANDS,INC" in "BellRing Brands,
+  Inc."), else those holding the most of its rare words (a word of the title found in at most
+  ``MAX_NAMED_DOCS`` documents: "Munt" in "Consider Munt's Non-Disclosure Agreement"), when at most
+  ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them exists.
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -33,13 +36,15 @@ come back.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from sac.index.documents import DocumentIndex
-from sac.index.lexical import LexicalIndex
+from sac.index.lexical import STOPWORDS, LexicalIndex
 from sac.index.store import Index
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
@@ -47,6 +52,8 @@ from sac.retrieval.hybrid import minmax
 DENSE_SHARE = 0.25
 NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
 MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of them
+_WORD = re.compile(r"[a-z0-9]+")  # sac.index.lexical's words
+RARE_SHARE = 0.1  # a title word names documents only when at most this share of the corpus holds it
 ROUTE_CHUNKS = 256  # nearest chunks read per question for the documents' best chunk cosines
 MAX_EXACT_ROUNDS = 4  # rounds of scoring bound-chosen documents exactly before the choice stands
 
@@ -174,19 +181,44 @@ def dense_inside(
     return known[:n]
 
 
-def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
-    """The documents whose squashed text holds one of the question's squashed names (at most MAX_NAMED_DOCS);
-    the texts are the lexical ``documents`` index's."""
+def named_documents(documents: LexicalIndex, query: str, rewritten: str | None = None) -> frozenset[str]:
+    """The documents the question's title names (at most MAX_NAMED_DOCS; none when the title names none).
+
+    First the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
+    title's rare words (``title_words``, of the question as asked and as ``+names`` rewrote it; rare: held by at
+    most MAX_NAMED_DOCS documents and RARE_SHARE of the corpus, so none under 10 documents, where a word one
+    contract happens to use says little): the documents holding the most of them. The texts and words are the
+    lexical ``documents`` index's."""
     keys = names.squashed_names(query)
-    if not keys:
+    if keys:
+        texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
+                                                             for d, t in zip(documents.ids, documents.document_texts())})
+        for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
+            hits = frozenset(d for d, text in texts.items() if key in text)
+            if 0 < len(hits) <= MAX_NAMED_DOCS:
+                return hits
+    votes: Counter[str] = Counter()
+    rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
+    for word in [] if rare < 1 else dict.fromkeys(w for q in (query, rewritten) if q for w in title_words(q)):
+        holders = documents.ids_with(word)
+        if 0 < len(holders) <= rare:
+            votes.update(holders)
+    if not votes:
         return frozenset()
-    texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
-                                                         for d, t in zip(documents.ids, documents.document_texts())})
-    for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
-        hits = frozenset(d for d, text in texts.items() if key in text)
-        if 0 < len(hits) <= MAX_NAMED_DOCS:
-            return hits
-    return frozenset()
+    most = max(votes.values())
+    named = frozenset(d for d, n in votes.items() if n == most)
+    return named if len(named) <= MAX_NAMED_DOCS else frozenset()
+
+
+def title_words(query: str) -> list[str]:
+    """The words of a "Consider <title>; <question>" title that could name a document, as the lexical index
+    writes single words (no word pairs: "CEII and NDA" gives no "ceiinda"): 3+ characters with a letter, no
+    stopword, possessives dropped ("Munt's" -> "munt"); none without a title. Which of them name a document
+    is left to the corpus: a word few documents hold ("Munt", "Visp", "Fonterra"), not one most contracts
+    share ("Agreement", "Supply")."""
+    title = re.sub(r"(?<=\w)['’]s?(?!\w)", "", names.split_title(query)[0])
+    words = dict.fromkeys(_WORD.findall(title.lower()))
+    return [w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOPWORDS]
 
 
 def top_documents(scored: list[tuple[str, float]], n: int) -> list[str]:
