@@ -24,6 +24,7 @@ import dataclasses
 import hashlib
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import common
@@ -65,6 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "(its own indexes, named <dataset>-<split>-poolN)")
     parser.add_argument("--max-questions", type=int,
                         help="a fixed sample of at most N questions per dataset (the same in both title styles)")
+    parser.add_argument("--workspace", default=str(WORKSPACE),
+                        help="where the indexes live (default bench/.workspace/selection); another one lets a second "
+                        "method build while this one is searched, at the cost of the paired differences to it")
     parser.add_argument("--out", help="results name (default selection-<split>)")
     return parser.parse_args(argv)
 
@@ -173,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ensure_benchmarks()
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
-    wb = Workbench(SacConfig(workspace=common.prepare_workspace(WORKSPACE), embedder=args.embedder, chunking=args.chunking))
+    wb = Workbench(SacConfig(workspace=common.prepare_workspace(Path(args.workspace)), embedder=args.embedder, chunking=args.chunking))
     result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "chunking": wb.config.chunking_key,
                               "methods": names,
                               "requested": args.methods, "machine": machine(), "blocks": [],

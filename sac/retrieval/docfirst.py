@@ -181,14 +181,16 @@ def dense_inside(
     return known[:n]
 
 
-def named_documents(documents: LexicalIndex, query: str, rewritten: str | None = None) -> frozenset[str]:
+def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
     """The documents the question's title names (at most MAX_NAMED_DOCS; none when the title names none).
 
     First the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
-    title's rare words (``title_words``, of the question as asked and as ``+names`` rewrote it; rare: held by at
-    most MAX_NAMED_DOCS documents and RARE_SHARE of the corpus, so none under 10 documents, where a word one
-    contract happens to use says little): the documents holding the most of them. The texts and words are the
-    lexical ``documents`` index's."""
+    title's rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of the
+    corpus, so none under 10 documents, where a word one contract happens to use says little): the documents
+    holding the most of them. The title is read as asked, not as ``+names`` rewrote it: the pieces of a squashed
+    name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies") that other
+    contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that way, none as
+    asked). The texts and words are the lexical ``documents`` index's."""
     keys = names.squashed_names(query)
     if keys:
         texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
@@ -199,7 +201,7 @@ def named_documents(documents: LexicalIndex, query: str, rewritten: str | None =
                 return hits
     votes: Counter[str] = Counter()
     rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
-    for word in [] if rare < 1 else dict.fromkeys(w for q in (query, rewritten) if q for w in title_words(q)):
+    for word in [] if rare < 1 else title_words(query):
         holders = documents.ids_with(word)
         if 0 < len(holders) <= rare:
             votes.update(holders)
