@@ -16,8 +16,9 @@ A document's score, per query:
 - with ``+names``, the documents the question's title names come first (``named_documents``): those whose
   letters-and-digits-only text holds its squashed company name ("BELLRINGBRANDS,INC" in "BellRing Brands,
   Inc."), else those holding the most of its rare words (a word of the title found in at most
-  ``MAX_NAMED_DOCS`` documents: "Munt" in "Consider Munt's Non-Disclosure Agreement"), when at most
-  ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them exists.
+  ``MAX_NAMED_DOCS`` documents and a tenth of the corpus: "Munt" in "Consider Munt's Non-Disclosure
+  Agreement"), when at most ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them
+  exists.
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -29,9 +30,10 @@ differs from scoring every chunk). The chunks inside the chosen documents are th
 them were among the ``ROUTE_CHUNKS`` (then they are exactly the documents' top chunks), else their own vectors,
 read by id, are scored.
 
-``DENSE_SHARE`` = 0.25 was the best of 1, 0.75, 0.5, 0.25 for picking the right NDA among 183 (bench/README.md;
-on the 5 demo NDAs 0.5 does better). When the top N documents hold fewer than k chunks, fewer than k hits
-come back.
+``DENSE_SHARE`` = 0.25 was first the best of 1, 0.75, 0.5, 0.25 for picking the right NDA among 183; on the dev
+splits 0.5 is within noise of it (bench/README.md, "Method selection"), so it stays. ``ROUTE_CHUNKS`` = 256
+loses nothing against 1,024 on the CUAD dev split (bench/README.md, "Document routing"). When the top N
+documents hold fewer than k chunks, fewer than k hits come back.
 """
 
 from __future__ import annotations
