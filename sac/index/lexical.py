@@ -69,13 +69,13 @@ or other our ours out over own same shall she should so some such than that the 
 these they this those through to too under until up upon very was we were what when where which while who whom
 why will with would you your yours
 """.split())
-_TOKEN = re.compile(r"[a-z0-9]+")
+WORD = re.compile(r"[a-z0-9]+")  # a word of the lower-cased text, as every lexical index splits it
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-case words and numbers without stopwords, plus each pair of adjacent words written as one
     ("AG Projects" also gives "agprojects"), so a name spelt with or without a space still matches."""
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
+    words = [w for w in WORD.findall(text.lower()) if w not in STOPWORDS]
     return words + [a + b for a, b in zip(words, words[1:]) if a.isalpha() and b.isalpha()]
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sac.index.documents import DocumentIndex
-from sac.index.lexical import STOPWORDS, LexicalIndex
+from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.store import Index
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
@@ -54,7 +54,6 @@ from sac.retrieval.hybrid import minmax
 DENSE_SHARE = 0.25
 NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
 MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of them
-_WORD = re.compile(r"[a-z0-9]+")  # sac.index.lexical's words
 RARE_SHARE = 0.1  # a title word names documents only when at most this share of the corpus holds it
 ROUTE_CHUNKS = 256  # nearest chunks read per question for the documents' best chunk cosines
 MAX_EXACT_ROUNDS = 4  # rounds of scoring bound-chosen documents exactly before the choice stands
@@ -221,7 +220,7 @@ def title_words(query: str) -> list[str]:
     is left to the corpus: a word few documents hold ("Munt", "Visp", "Fonterra"), not one most contracts
     share ("Agreement", "Supply")."""
     title = re.sub(r"(?<=\w)['’]s?(?!\w)", "", names.split_title(query)[0])
-    words = dict.fromkeys(_WORD.findall(title.lower()))
+    words = dict.fromkeys(WORD.findall(title.lower()))
     return [w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOPWORDS]
 
 
