@@ -11,7 +11,9 @@ first hit is in the right document in each run.
     python bench/routing.py --questions 120 --out routing-before     # on the older commit
     python bench/routing.py --questions 120 --compare-to bench/results/routing-before.json --out routing-after
 
-Writes bench/results/<out>.json.
+Writes bench/results/<out>.json (timings, memory, comparison counts) and each question's hits, which
+``--compare-to`` reads, to bench/.workspace/routing/<out>.json (megabytes for thousands of questions: kept out
+of the repository).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 import common
 import selection
-from common import RESULTS, log, machine, percentile, write_json
+from common import RESULTS, WORKSPACES, log, machine, percentile, write_json
 
 from sac.config import SacConfig
 from sac.retrieval.methods import parse_methods
@@ -117,6 +119,22 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
             "right_first_document_after": sum(right(b[k], gold[k]) for k in keys)}
 
 
+def hits_file(out: str) -> Path:
+    return WORKSPACES / "routing" / f"{out}.json"
+
+
+def earlier_hits(result_file: str) -> dict[str, Any]:
+    """Each method's per-question hits and gold of an earlier run: inside its result file (older runs kept
+    them there) or beside it in the workspace."""
+    earlier = json.loads(Path(result_file).read_text())
+    if all("hits" in m for m in earlier["methods"].values()):
+        return earlier["methods"]
+    path = hits_file(Path(result_file).stem)
+    if not path.exists():
+        raise SystemExit(f"{result_file} keeps no per-question hits and {path} is missing: rerun that run here")
+    return json.loads(path.read_text())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workspace", default=str(common.WORKSPACES / "selection"))
@@ -142,16 +160,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.build:
         result["build"] = build(args)
         log(f"built: {result['build']}")
-    earlier = json.loads(Path(args.compare_to).read_text()) if args.compare_to else None
+    earlier = earlier_hits(args.compare_to) if args.compare_to else None
+    hits: dict[str, Any] = {}
     for name in args.methods.split(","):
         cmd = [sys.executable, __file__, *[a for a in (argv if argv is not None else sys.argv[1:]) if a != "--build"],
                "--one", name]
         got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
-        if earlier and name in earlier["methods"]:
-            got["compared"] = compare(earlier["methods"][name], got)
+        if earlier and name in earlier:
+            got["compared"] = compare(earlier[name], got)
+        hits[name] = {"hits": got.pop("hits"), "gold": got.pop("gold")}
         result["methods"][name] = got
         log(f"{name}: p50 {got['p50_ms']} ms, p95 {got['p95_ms']} ms, peak RSS {got['peak_rss_mb']} MB "
             f"(before searching {got['hwm_before_search_mb']}), load {got['load']} {got.get('compared', '')}")
+    write_json(hits_file(args.out), hits)
     write_json(RESULTS / f"{args.out}.json", result)
     return 0
 
