@@ -377,10 +377,10 @@ def test_names_route_documents_first_to_the_contract_the_file_name_names(built, 
 
 def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets):
     """+names: a title that names its contract by a plain word few documents hold ("VELCO's") names the
-    documents that hold it; words most contracts share, and
-    a question without a title, name none. Measured on the 34 demo contracts (the lexical index built from
-    their texts); in the 5 demo NDAs alone no title word counts as rare (RARE_SHARE), so routing there is
-    the fused score's."""
+    documents that hold it; a title the text quotes whole (a heading whose words are all common) names the
+    documents quoting it; words most contracts share, and a question without a title, name none. Measured on
+    the 34 demo contracts (the lexical index built from their texts); in the 5 demo NDAs alone no title word
+    counts as rare (RARE_SHARE), so only a quoted heading names one there."""
     from sac.index.lexical import LexicalIndex, Lexicon, lexical_indexes, tokenize
     from sac.retrieval.docfirst import named_documents, title_words
 
@@ -394,7 +394,11 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     assert title_words(question) == ["velco", "non", "disclosure", "agreement"]
     assert named_documents(pool, question) == {velco}
     assert named_documents(pool, "Consider the CEII Non-Disclosure Agreement; Q?") == {velco, ceii}  # both hold it
-    assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == frozenset()
+    heading = "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?"  # VELCO's heading
+    assert named_documents(pool, heading) == {velco}
+    inventor = next(d.doc_id for d in nli.documents if "Mutual-Non-Disclosure" in d.doc_id)
+    assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == {inventor}
+    assert named_documents(pool, "Consider the Non-Disclosure Agreement; Who may receive it?") == frozenset()  # 6 hold it
     assert named_documents(pool, "What does VELCO's NDA say about the term?") == frozenset()  # no title
     flotek = next(d.doc_id for d in demo_datasets["cuad"].documents if "FLOTEK" in d.doc_id.upper())
     assert named_documents(pool, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek "
@@ -403,6 +407,7 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
                            strategy="generic")["documents"]
     assert len(five) == 5 and named_documents(five, question) == frozenset()
+    assert named_documents(five, heading) == {velco}
 
 
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):

@@ -14,7 +14,8 @@ A document's score, per query:
   defined terms count once per document, and words every contract shares weigh little;
 - ``score = DENSE_SHARE * minmax(dense) + (1 - DENSE_SHARE) * minmax(lexical)`` over the documents;
 - with ``+names``, the documents the question's title names come first (``named_documents``): those whose
-  letters-and-digits-only text holds its squashed company name ("BELLRINGBRANDS,INC" in "BellRing Brands,
+  letters-and-digits-only text quotes the whole title (a heading: "Non-Disclosure Agreement for Project
+  Proposals"), else those holding its squashed company name ("BELLRINGBRANDS,INC" in "BellRing Brands,
   Inc."), else those holding the most of its rare words (a word of the title found in at most
   ``MAX_NAMED_DOCS`` documents and a tenth of the corpus: "Munt" in "Consider Munt's Non-Disclosure
   Agreement"), when at most ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them
@@ -185,18 +186,21 @@ def dense_inside(
 def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
     """The documents the question's title names (at most MAX_NAMED_DOCS; none when the title names none).
 
-    First the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
-    title's rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of the
-    corpus, so none under 10 documents, where a word one contract happens to use says little): the documents
-    holding the most of them. The title is read as asked, not as ``+names`` rewrote it: the pieces of a squashed
-    name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies") that other
-    contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that way, none as
-    asked). The texts and words are the lexical ``documents`` index's."""
-    keys = names.squashed_names(query)
+    First the whole title, squashed, when it has two words or more: the documents whose squashed text quotes
+    it (a heading the text gives, "Non-Disclosure Agreement for Project Proposals", where no word is rare).
+    Then the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
+    title's rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of
+    the corpus, so none under 10 documents, where a word one contract happens to use says little): the
+    documents holding the most of them. The title is read as asked, not as ``+names`` rewrote it: the pieces
+    of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
+    that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
+    way, none as asked). The texts and words are the lexical ``documents`` index's."""
+    title = names.split_title(query)[0]
+    keys = ([names.squash(title)] if len(title.split()) > 1 else []) + names.squashed_names(query)
     if keys:
         texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
                                                              for d, t in zip(documents.ids, documents.document_texts())})
-        for key in keys:  # the fullest form first: "bellringbrandsinc" before "bellringbrands"
+        for key in keys:  # the fullest form first: the title, then "bellringbrandsinc" before "bellringbrands"
             hits = frozenset(d for d, text in texts.items() if key in text)
             if 0 < len(hits) <= MAX_NAMED_DOCS:
                 return hits

@@ -17,8 +17,8 @@ Options change either what is embedded (and so get their own index) or only how 
 - ``+rerank``: a second stage (SAC_RERANKER: a CrossEncoder name, or ``lexical``) reorders the top 50.
 - ``+names``: squashed and camel-case company names in the question ("BELLRINGBRANDS,INC", "GluMobileInc")
   are rewritten into the words the corpus uses ("BellRing Brands, Inc", "Glu Mobile Inc") before searching;
-  with ``+docs<N>``, the documents the title names (its squashed names, else its words few documents hold:
-  "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first.
+  with ``+docs<N>``, the documents the title names (the title quoted whole, else its squashed names, else its
+  words few documents hold: "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first.
 
 ``recommended`` is an alias of the method chosen on the dev splits (``RECOMMENDED``).
 
