@@ -32,8 +32,7 @@ from common import RESULTS, write_json
 from sac.index.lexical import STOPWORDS, WORD
 from sac.ingest.builders import TITLE_STYLES
 
-RUNS = ("selection-dev-titlewords-asked.json", "selection-test-cuad-full-names2.json",
-        "selection-test-contractnli-names2.json")
+RUNS = ("selection-dev-titlephrase.json", "selection-test-titlephrase.json")
 
 
 def confirmable(query: str, text_words: set[str]) -> frozenset[str]:
