@@ -161,7 +161,7 @@ boilerplate_index = (app_cache.snapshot(wb, corpus, "baseline")
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):
     with column:
-        st.subheader(result.method)
+        st.subheader(method_label(result.method))
         if result.drm is not None:
             wrong = sum(1 for w in result.wrong if w)
             figures = f"DRM **{result.drm * 100:.0f} %** ({wrong} of {len(result.hits)} hits from another document)"

@@ -7,8 +7,10 @@ work on a copy of it. The app's model is the session's ``memo``: each text is em
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -19,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
+from sac.retrieval.methods import parse_method
 from sac.workspace import Workspace
 from tests.conftest import finish_build, interrupt_index
 
@@ -265,6 +268,43 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     first = per_query[(per_query["query_id"] == "contractnli-0000") & (per_query["k"] == 8)].set_index("method")
     for i, method in enumerate(METHODS):
         assert sum("sac-hit-wrong" in c for c in cards[i * 8:(i + 1) * 8]) == first.loc[method, "wrong"]
+
+
+def test_recommended_is_one_pick_on_compare_and_evaluate(demo_copy):
+    """The method chosen on dev is offered by name on Compare and Evaluate ("recommended (...)"), with no index of its
+    own to build. On Compare its column reads so and routes every hit to one document (+docs1); an Evaluate run of it
+    records the method it resolved to, and its saved hits are routed the same way."""
+    resolved = parse_method("recommended").name
+    label = f"recommended ({resolved})"
+    at = _ok(_app().switch_page("pages/3_Compare.py").run())
+    at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
+    assert label in at.multiselect(key="cmp_methods").options
+    at.multiselect(key="cmp_methods").set_value(["baseline", resolved]).run()
+    _ok(at)
+    assert [h.value for h in at.subheader] == ["baseline", label]
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert len(cards) == 2 * 8
+    heads = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cards]
+    documents = [re.search(r"#\d+ · (.+?) · score", h).group(1) for h in heads]
+    assert len(set(documents[8:])) == 1 and len(set(documents[:8])) > 1  # routed to one NDA; the baseline is not
+
+    ev = _ok(_app().switch_page("pages/4_Evaluate.py").run())
+    ev.selectbox(key="eval_benchmark").set_value("demo").run()
+    ev.multiselect(key="eval_datasets").set_value(["contractnli"])
+    ev.multiselect(key="eval_ks").set_value([1, 8])
+    assert label in ev.multiselect(key="eval_methods").options
+    ev.multiselect(key="eval_methods").set_value(["sac-generic", resolved])
+    [submit] = [b for b in ev.button if b.label == "Run the evaluation"]
+    submit.click().run()
+    _ok(ev)
+    [run] = list_runs(Workspace(demo_copy))
+    metrics = run.metrics()
+    assert sorted(set(metrics["method"])) == sorted(["sac-generic", resolved])
+    routed = {row["query_id"]: {hit["file_path"] for hit in row["retrieved"]} for row in run.retrieved()
+              if row["method"] == resolved}
+    assert len(routed) == 52 and all(len(docs) == 1 for docs in routed.values())  # +docs1: one NDA per question
+    assert any(len({hit["file_path"] for hit in row["retrieved"]}) > 1 for row in run.retrieved()
+               if row["method"] == "sac-generic")
 
 
 def test_review_label_survives_a_restart_and_exports(demo_copy):
