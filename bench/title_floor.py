@@ -3,14 +3,14 @@
 A question the builder tags ``unidentifiable`` names nothing that its document's text holds and few other
 documents do ("the Sponsorship Agreement of GSVINC", where GSV Inc. never appears; "the Mutual Non-Disclosure
 Agreement"). All a text-only method can take from such a title is what is left once its names are gone: the
-document type. A title's **confirmable words** are its words (as the lexical index splits them; no stopwords,
-none with a digit) that its own document's text holds: "Sponsorship Agreement of GSVINC" -> {sponsorship,
-agreement}; a file-name code or a filer the text never writes drops out. The **look-alike floor** is the DRM@1
-of a reader that gets every identifiable question right and, for an unidentifiable one, picks at random among
-the split's documents whose title has the same confirmable words (``1 - 1/n`` for n such documents). It is a
-reference, not a strict bound: the question's wording (the clause it asks about) can narrow the look-alikes,
-and titles that name a party other documents share ("between FRANCHISOR and FRANCHISEE") count as having no
-look-alike, which keeps the floor low.
+document type. A title's **confirmable words** are its words as ``+names`` reads them
+(``sac.retrieval.docfirst.title_words``), less any with a digit, that its own document's text holds:
+"Sponsorship Agreement of GSVINC" -> {sponsorship, agreement}; a file-name code or a filer the text never writes
+drops out. The **look-alike floor** is the DRM@1 of a reader that gets every identifiable question right and,
+for an unidentifiable one, picks at random among the split's documents whose title has the same confirmable
+words (``1 - 1/n`` for n such documents). It is a reference, not a strict bound: the question's wording (the
+clause it asks about) can narrow the look-alikes, and titles that name a party other documents share ("between
+FRANCHISOR and FRANCHISEE") count as having no look-alike, which keeps the floor low.
 
     python bench/title_floor.py      # the built benchmarks (bench/selection.py) and the recommended method's runs
 
@@ -29,17 +29,16 @@ from typing import Any
 import selection
 from common import RESULTS, write_json
 
-from sac.index.lexical import STOPWORDS, WORD
+from sac.index.lexical import WORD
 from sac.ingest.builders import TITLE_STYLES
+from sac.retrieval.docfirst import title_words
 
 RUNS = ("selection-dev-titlephrase.json", "selection-test-titlephrase.json")
 
 
 def confirmable(query: str, text_words: set[str]) -> frozenset[str]:
     """The words of a "Consider <title>; <question>" title that its document's text holds."""
-    title = query.split(";", 1)[0].removeprefix("Consider ")
-    return frozenset(w for w in WORD.findall(title.lower())
-                     if w in text_words and w not in STOPWORDS and not any(c.isdigit() for c in w))
+    return frozenset(w for w in title_words(query) if w in text_words and not any(c.isdigit() for c in w))
 
 
 def floor(tests: list[dict[str, Any]], corpus: Path) -> dict[str, Any]:
