@@ -168,6 +168,27 @@ def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store
     assert len(counting.texts) == len(_chunks(docs[1:2]))
 
 
+def test_reads_by_id_come_back_in_the_order_asked_across_batches(store_config, memo, embedder, demo_datasets, monkeypatch):
+    """Vectors and chunks read by id arrive in the order asked, duplicates included, however many reads it takes
+    (one read of more than about 32,000 ids fails in SQLite; READ_BATCH splits it)."""
+    from sac.index import store
+
+    docs = list(demo_datasets["contractnli"].documents[:3])
+    index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
+    index.sync(_chunks(docs), {d.doc_id: d.content_hash for d in docs}, {}, memo)
+    ids, matrix, metas, texts = index.all_embeddings()
+    asked = ids[::-1] + ids[:3]
+    whole_vectors, whole_chunks = index.vectors_of(asked), index.get_chunks(asked)
+    monkeypatch.setattr(store, "READ_BATCH", 7)
+    assert len(ids) > 7 * 5
+    vectors, chunks = index.vectors_of(asked), index.get_chunks(asked)
+    np.testing.assert_array_equal(vectors, whole_vectors)
+    np.testing.assert_array_equal(vectors, matrix[[ids.index(i) for i in asked]])
+    assert [c.chunk_id for c in chunks] == [c.chunk_id for c in whole_chunks] == asked
+    by_id = {d.doc_id: d for d in docs}
+    assert all(by_id[c.doc_id].text[c.span.start : c.span.end] == c.text for c in chunks)
+
+
 def _client(config):
     from sac.index.client import make_client
 

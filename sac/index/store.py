@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 ADD_BATCH = 512  # records per embed + upsert round trip (chromadb accepts about 5,400)
+READ_BATCH = 5000  # ids per read by id (one read fails above about 32,000: SQLite's variable limit)
 Progress = Callable[[int, int], None]
 
 
@@ -521,25 +522,33 @@ class Index:
         """The vectors of these record ids, in that order (rows of a matrix), read by id."""
         if not ids:
             return np.zeros((0, 0), np.float32)
-        with self._chroma("reading vectors"):
-            got = self._open(create=False).get(ids=list(ids), include=["embeddings"])
-        at = {rid: i for i, rid in enumerate(got["ids"])}
-        if len(at) < len(set(ids)):
-            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
-        return np.asarray(got["embeddings"], dtype=np.float32)[[at[rid] for rid in ids]]
+        got = self._get_by_ids(ids, ["embeddings"], "reading vectors")
+        return np.asarray(got["embeddings"], dtype=np.float32)[[got["at"][rid] for rid in ids]]
 
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks of these record ids, in that order, read by id."""
         if not ids:
             return []
-        with self._chroma("reading chunks"):
-            got = self._open(create=False).get(ids=list(ids), include=["metadatas", "documents"])
-        at = {rid: i for i, rid in enumerate(got["ids"])}
-        if len(at) < len(set(ids)):
-            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
-        metas, texts = got["metadatas"] or [], got["documents"] or []
+        got = self._get_by_ids(ids, ["metadatas", "documents"], "reading chunks")
+        metas, texts = got["metadatas"], got["documents"]
         return [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
-                for i in (at[rid] for rid in ids)]
+                for i in (got["at"][rid] for rid in ids)]
+
+    def _get_by_ids(self, ids: Sequence[str], include: list[str], action: str) -> dict[str, Any]:
+        """The ``include`` fields of these records, read by id ``READ_BATCH`` at a time (one read of more ids
+        than SQLite has variables fails), with ``at``: each id's position in the lists."""
+        unique = list(dict.fromkeys(ids))
+        got: dict[str, Any] = {"ids": [], **{field: [] for field in include}}
+        for i in range(0, len(unique), READ_BATCH):
+            with self._chroma(action):
+                part = self._open(create=False).get(ids=unique[i : i + READ_BATCH], include=include)
+            got["ids"].extend(part["ids"])
+            for field in include:
+                got[field].extend(part[field] if part[field] is not None else [])
+        got["at"] = {rid: i for i, rid in enumerate(got["ids"])}
+        if len(got["at"]) < len(unique):
+            raise StoreError(f"The {self.key.method} index of {self.key.corpus!r} changed while being searched; search again.")
+        return got
 
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""
