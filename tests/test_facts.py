@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.summary_facts import CUAD, candidates, group_parties, is_role, key, load_contracts, measure
+from bench.summary_facts import CUAD, bad_name, candidates, group_parties, is_role, key, load_contracts, measure
 from sac.summaries.builtin import BuiltinSummarizer
 from sac.summaries.facts import extract_facts
 from sac.summaries.parties import Party, acronyms, find_filer, find_parties, join_parties, not_a_name, title_case
@@ -154,6 +154,18 @@ def test_annotated_short_names_join_their_party():
     ]
 
 
+def test_bad_party_names_are_told_from_names():
+    text = "1.6 \"Support Services\" means the software support services offered at www.examplesoft.com."
+    assert bad_name("Xxxxxxxxxxxx", text) == "placeholder"
+    assert bad_name("Denver, Co", text) == bad_name("Suite 400, Denver", text) == "address"
+    assert bad_name("2009 Keefe, Example & Woods, Inc.", text) == bad_name("No. VIT-005 Example Limited", text) == "junk"
+    assert bad_name("Initials Franchisee Franchisor", text) == "junk"
+    assert bad_name("Support Services", text) == "junk"  # the text writes it as ordinary words
+    assert bad_name("the Distributor", text) == "role"
+    for name in ("ExampleSoft", "Example & Co. LLC", "Ballsbridge 4 Co.", "Examples Support Services, Inc."):
+        assert bad_name(name, text) is None, name
+
+
 # -- shares on a fixed real sample -------------------------------------------------------------------
 
 
@@ -165,11 +177,13 @@ def sample():
 
 
 # Measured with BUILTIN_VERSION 2 (generic / expert, %): party 97.5 / 97.5, all parties 85.7 / 88.6 (n=35),
-# type 90 / 90, date 75.0 / 78.1 (n=32), law 71.4 / 80.0 (n=35), no bad names. Version 1 measured party 95.0,
-# all 77.1, type 87.5, date 65.6, law 60.0 / 77.1, with 3 addresses and 4 junk names (dates, signature words)
-# among its party names: it fails the party, all, date and bad-name checks. The floors sit a little under
-# version 2.
+# type 90 / 90, date 75.0 / 78.1 (n=32), law 71.4 / 80.0 (n=35). Version 1 measured party 95.0, all 77.1, type
+# 87.5, date 65.6, law 60.0 / 77.1, with 3 addresses and 4 junk names (dates, signature words) among its party
+# names: it fails the party, all, date and bad-name checks. The floors sit a little under version 2.
 FLOORS = {"party": 95, "all": 80, "type": 85, "date": 70, "law": 65}
+# Bad party names in the sample, per count, under bench/summary_facts.py's stricter junk rules: version 2
+# still writes one ("2009 Keefe, Bruyette & Woods, Inc.", a leading year); the goal is none.
+BAD_NAMES = {"address": 0, "placeholder": 0, "role": 0, "junk": 1}
 
 
 @pytest.mark.parametrize("strategy", ["generic", "expert"])
@@ -178,4 +192,4 @@ def test_summaries_name_the_annotated_facts_of_a_real_sample(sample, strategy):
     row = measure(sample, strategy)
     for fact, floor in FLOORS.items():
         assert row[fact] >= floor, (fact, row[fact], row[f"{fact}_n"])
-    assert (row["address"], row["placeholder"], row["role"], row["junk"]) == (0, 0, 0, 0)
+    assert all(row[count] <= most for count, most in BAD_NAMES.items()), {count: row[count] for count in BAD_NAMES}
