@@ -9,10 +9,11 @@ one question per answered clause category; contractnli-full: all 183 NDAs, one q
 evidence), built into bench/.workspace/full if missing. Each split is searched against all of its documents
 (its pool); both title styles ask about the same documents, so they share one index per method.
 
-Every row names the split, the pool (documents), the title style, the question subset (all, or the
-``identifiable`` questions whose title names something found in its document and in at most 3 others) and the
-embedder. Figures are the mean over k in {1, 2, 4, 8, 16, 32, 64} with 95 % bootstrap intervals over questions
-(sac.evaluation.uncertainty), DRM@1, and each method's paired DRM difference to ``sac-generic``.
+Every row names the split, the pool (documents), the title style, the question subset (all; the
+``identifiable`` questions whose title names something found in its document and in at most 3 others; the
+``unidentifiable`` rest) and the embedder. Figures are the mean over k in {1, 2, 4, 8, 16, 32, 64} with 95 %
+bootstrap intervals over questions (sac.evaluation.uncertainty), DRM@1, and each method's paired DRM difference
+to ``sac-generic``.
 
 Writes bench/results/selection-<split>.json and .md.
 """
@@ -124,7 +125,9 @@ def sample_questions(ds: Dataset, n: int) -> Dataset:
 def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> list[dict[str, Any]]:
     """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM difference to the reference."""
     rows = []
-    for subset, frame in (("all", per_query), ("identifiable", per_query[per_query["identifiable"]])):
+    subsets = (("all", per_query), ("identifiable", per_query[per_query["identifiable"]]),
+               ("unidentifiable", per_query[~per_query["identifiable"]]))
+    for subset, frame in subsets:
         if frame.empty:
             continue
         frame = frame.drop(columns=["identifiable"])
