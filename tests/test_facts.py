@@ -26,12 +26,14 @@ def _names(text: str) -> list[str]:
     "E Florida Ave Ste 400 Denver, Co",
     "Example City, NV",
     "Box 54, 838 01 Example",
+    "Denver, Co",
+    "Dun Example, Co.",
 ])
 def test_addresses_are_not_names(name):
     assert not_a_name(name) == "address"
 
 
-@pytest.mark.parametrize("name", ["[●]", "____________ Inc.", "Name: John", "[RECEIVING PARTY]"])
+@pytest.mark.parametrize("name", ["[●]", "____________ Inc.", "Name: John", "[RECEIVING PARTY]", "Xxxxxxxxxxxxxxx"])
 def test_placeholders_are_not_names(name):
     assert not_a_name(name) == "placeholder"
 
@@ -43,7 +45,7 @@ def test_role_words_are_not_names(name):
 
 @pytest.mark.parametrize("name", [
     "2205925 Ontario Limited", "EXAMPLEWIDGETS INC.", "acme.com, inc.", "Alpha/Beta Transfer Corporation",
-    "Example Research and Engineering Company", "Signature Example Pty Ltd",
+    "Example Research and Engineering Company", "Signature Example Pty Ltd", "Example & Co.", "Ballsbridge 4 Co.",
 ])
 def test_squashed_numbered_and_all_caps_names_are_names(name):
     assert not_a_name(name) is None
@@ -65,6 +67,32 @@ def test_a_date_before_a_name_is_dropped_and_a_numbered_company_kept():
     text = ("JOINT FILING AGREEMENT dated as of April 7, 2020 between April 7, 2020 ALPHA FUND PARTNERS, LLC and "
             "1234567 Ontario Limited, WHEREAS ...")
     assert _names(text) == ["Alpha Fund Partners, LLC", "1234567 Ontario Limited"]
+
+
+def test_headings_and_signature_words_run_into_a_name_are_not_names():
+    assert not_a_name("No Partnership") == not_a_name("No. 6 Example University") == "heading"
+    assert not_a_name("Initials Franchisee Example LLC") == "signature"
+    # The year of a heading's blank date ("AGENCY AGREEMENT , 2009") is not part of the name after it.
+    text = ("AGENCY AGREEMENT , 2009\n\nKeefe, Example & Woods, Inc. Investment Banking. This Agreement is made "
+            "between Alpha Bancshares Corporation and Keefe, Example & Woods, Inc. WHEREAS ...")
+    assert not any(name.startswith("2009") for name in _names(text)), _names(text)
+
+
+@pytest.mark.parametrize("file, junk, party", [
+    ("ATHENSBANCSHARESCORP_11_02_2009-EX-1.2-AGENCY AGREEMENT , 2009.txt", "2009 Keefe, Bruyette & Woods, Inc.",
+     "Keefe, Bruyette & Woods, Inc."),  # the year of the heading's blank date
+    ("XACCT Technologies, Inc.SUPPORT AND MAINTENANCE AGREEMENT.txt", "Support Services",
+     "XACCT Technologies, Inc."),  # the text says "the software support services"
+    ("WORLDWIDESTRATEGIESINC_11_02_2005-EX-10-RESELLER AGREEMENT.txt", "Denver, Co", "Worldwide Strategies"),
+    ("ExactSciencesCorp_20180822_8-K_EX-10.1_11331629_EX-10.1_Promotion Agreement.txt", "No Partnership",
+     "Pfizer Inc."),  # a clause heading
+])
+def test_real_contracts_name_their_parties_without_junk(file, junk, party):
+    path = CUAD / "full_contract_txt" / file
+    if not path.is_file():
+        pytest.fail(f"{path} not found: these tests need ../shared/data beside the checkout")
+    names = [p.name for p in extract_facts(Document(file, path.read_text(encoding="utf-8"))).parties]
+    assert junk not in names and party in names, names
 
 
 # -- short names, acronyms, filer --------------------------------------------------------------------
@@ -176,14 +204,13 @@ def sample():
     return load_contracts(splits=["dev"])[:40]  # the first 40 dev contracts by file name
 
 
-# Measured with BUILTIN_VERSION 2 (generic / expert, %): party 97.5 / 97.5, all parties 85.7 / 88.6 (n=35),
-# type 90 / 90, date 75.0 / 78.1 (n=32), law 71.4 / 80.0 (n=35). Version 1 measured party 95.0, all 77.1, type
-# 87.5, date 65.6, law 60.0 / 77.1, with 3 addresses and 4 junk names (dates, signature words) among its party
-# names: it fails the party, all, date and bad-name checks. The floors sit a little under version 2.
+# Measured with BUILTIN_VERSION 3 (generic / expert, %): party 97.5 / 97.5, all parties 88.6 / 88.6 (n=35),
+# type 90 / 90, date 75.0 / 78.1 (n=32), law 71.4 / 80.0 (n=35), no bad names. Version 2 measured the same
+# shares but for all parties 85.7 (generic), with one junk name by the stricter count of bench/summary_facts.py
+# ("2009 Keefe, Bruyette & Woods, Inc.", a leading year). Version 1 measured party 95.0, all 77.1, type 87.5,
+# date 65.6, law 60.0 / 77.1, with 3 addresses and 4 junk names (dates, signature words) among its party names:
+# it fails the party, all, date and bad-name checks. The floors sit a little under version 3.
 FLOORS = {"party": 95, "all": 80, "type": 85, "date": 70, "law": 65}
-# Bad party names in the sample, per count, under bench/summary_facts.py's stricter junk rules: version 2
-# still writes one ("2009 Keefe, Bruyette & Woods, Inc.", a leading year); the goal is none.
-BAD_NAMES = {"address": 0, "placeholder": 0, "role": 0, "junk": 1}
 
 
 @pytest.mark.parametrize("strategy", ["generic", "expert"])
@@ -192,4 +219,4 @@ def test_summaries_name_the_annotated_facts_of_a_real_sample(sample, strategy):
     row = measure(sample, strategy)
     for fact, floor in FLOORS.items():
         assert row[fact] >= floor, (fact, row[fact], row[f"{fact}_n"])
-    assert all(row[count] <= most for count, most in BAD_NAMES.items()), {count: row[count] for count in BAD_NAMES}
+    assert (row["address"], row["placeholder"], row["role"], row["junk"]) == (0, 0, 0, 0)

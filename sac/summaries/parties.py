@@ -207,11 +207,12 @@ _ADDRESS_RE = re.compile(
     r"(?i:\b(?:Street|St\.|Avenue|Ave\.?|Road|Rd\.|Drive|Boulevard|Blvd\.?|Lane|Suite|Ste\.?|Floor|Parkway|Pkwy|"
     r"Highway|Hwy|P\.?\s?O\.?\s+Box|Box\s+\d+|Mailcode|Building\s+No)(?![\w])|\bWay(?=,))|"
     r"\b\d{5}(?:-\d{4})?\b|,\s+[A-Z][a-z]+,\s+[A-Z]{2}\.?$|"
-    r",\s+(?!AG|SA|AB|BV|LP|SE|KK|NA|PC|Oy)[A-Z]{2}$"  # "Example City, ST": a US state code after a comma
+    r",\s+(?!AG|SA|AB|BV|LP|SE|KK|NA|PC|Oy)[A-Z]{2}$|"  # "Example City, ST": a US state code after a comma
+    r"^[^,&]+,\s*Co\.?$"  # "Example City, Co": a county or a state, not a company ("Example & Co.")
 )
-_PLACEHOLDER_RE = re.compile(r"_{2,}|[\[\]●•<>]|\b(?:Name|Title|By|Its|Date)\s*:", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(r"_{2,}|[\[\]●•<>]|\b(?:Name|Title|By|Its|Date)\s*:|([^\W\d_])\1{4,}", re.IGNORECASE)
 _SIGNATURE_RE = re.compile(  # signature blocks and headings run into a name
-    r"\b(?:Authorized Signatory|Signatory|Attorney-in-fact|Officer|Witness|Exhibit|Schedule|Section|Article)\b",
+    r"\b(?:Authorized Signatory|Signatory|Attorney-in-fact|Officer|Witness|Initials|Exhibit|Schedule|Section|Article)\b",
     re.IGNORECASE,
 )
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -245,8 +246,8 @@ def not_a_name(name: str) -> str | None:
     # "A. Territories" (a numbered heading), "Acme Corp. Products" (two sentences run together)
     if re.match(r"^[A-Z]\.\s+[A-Z][a-z]{3,}", name) or re.search(r"\b(?!Corp|Bros|Intl)[A-Za-z]{4,}\.\s+[A-Z]", name):
         return "heading"
-    if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()):
-        return "heading"
+    if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()) or re.match(r"no\.?\s", low):
+        return "heading"  # "No Partnership", "No. 6 Example Road"
     return None
 
 
@@ -353,11 +354,16 @@ def _defined_as_role(window: str, end: int) -> bool:
 
 
 def _common_word(name: str, context: str) -> str | None:
-    """A one-word "name" that the text also writes in lower case is a common word ("Become", "Plan")."""
-    word = name.strip(" .,")
-    if " " in word or not word.isalpha() or not word[1:].islower():
+    """A "name" that the text also writes in lower case is common words ("Become", "Plan", "Support Services"
+    where the text says "the software support services"); a web or mail address does not count
+    ("ExampleSoft" beside "www.examplesoft.com"), nor does a name with a legal form."""
+    words = name.strip(" .,")
+    if not re.fullmatch(r"[A-Za-z]+(?: [A-Za-z]+)*", words) or not all(w[1:].islower() for w in words.split()):
         return None
-    return "common word" if re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", context) else None
+    if " " in words and name_key(words) != squash(re.sub(r"[^a-z ]", "", words.lower())).strip():
+        return None  # a legal form ("Example Systems Inc")
+    found = re.search(rf"(?<![\w.@/-]){re.escape(words.lower())}(?![\w@/-]|\.\w)", context)
+    return "common word" if found else None
 
 
 def _matches(
@@ -413,7 +419,8 @@ def _clean_name(name: str, keep: Collection[str]) -> str:
     first, _, rest = name.partition(", ")
     if rest and is_role(first):  # "Reseller, Example Corp."
         name = rest
-    return title_case(_strip_label(name), keep)
+    name = re.sub(r"^(?:19|20)\d\d\b[\s,]+(?=[A-Z])", "", _strip_label(name).strip(" ,;:"))  # "AGREEMENT, 2009 Example"
+    return title_case(name, keep)
 
 
 def _strip_label(name: str) -> str:
