@@ -14,8 +14,8 @@ FRANCHISOR and FRANCHISEE") count as having no look-alike, which keeps the floor
 
     python bench/title_floor.py      # the built benchmarks (bench/selection.py) and the recommended method's runs
 
-Beside it, the method's DRM@1 on all, identifiable and unidentifiable questions (the last derived from the
-other two rows of each results file). Writes bench/results/title_floor.json and .md.
+Beside it, the method's DRM@1 on all, identifiable and unidentifiable questions, from the runs of the README's
+tables (``RUNS``). Writes bench/results/title_floor.json and .md.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from sac.index.lexical import WORD
 from sac.ingest.builders import TITLE_STYLES
 from sac.retrieval.docfirst import title_words
 
-RUNS = ("selection-dev-titlephrase.json", "selection-test-titlephrase.json")
+RUNS = tuple(f"selection-{split}-table-{dataset}.json" for split in ("dev", "test") for dataset in ("cuad", "contractnli"))
 
 
 def confirmable(query: str, text_words: set[str]) -> frozenset[str]:
@@ -65,15 +65,10 @@ def method_rows(method: str) -> dict[tuple[str, str, str], dict[str, float]]:
         result = json.loads((RESULTS / name).read_text(encoding="utf-8"))
         for block in result["blocks"]:
             rows = {r["subset"]: r for r in block["rows"] if r["method"] == method}
-            if set(rows) != {"all", "identifiable"}:
-                continue
-            a, i = rows["all"], rows["identifiable"]
-            rest = a["questions"] - i["questions"]
-            # drm@1 is stored to 0.01 %: the derived share can stray a little past 100
-            blind = (a["questions"] * a["drm@1"] - i["questions"] * i["drm@1"]) / rest if rest else float("nan")
-            blind = min(100.0, max(0.0, blind))
-            out[(block["dataset"], block["split"], block["titles"])] = {
-                "all": a["drm@1"], "identifiable": i["drm@1"], "unidentifiable": round(blind, 1), "source": name}
+            if set(rows) >= {"all", "identifiable", "unidentifiable"}:
+                out[(block["dataset"], block["split"], block["titles"])] = {
+                    **{subset: rows[subset]["drm@1"] for subset in ("all", "identifiable", "unidentifiable")},
+                    "source": name}
     return out
 
 
