@@ -217,6 +217,7 @@ _SIGNATURE_RE = re.compile(  # signature blocks and headings run into a name
 )
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _DATE_IN_NAME_RE = re.compile(rf"\b{_MONTH}\s+\d", re.IGNORECASE)  # a date left in a signature line
+_LEADING_YEAR_RE = re.compile(r"^(?:19|20)\d\d\b[\s,]+(?=[A-Z])")
 _LEADING_DATE_RE = re.compile(rf"^(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH},?\s+\d{{4}})\s+", re.IGNORECASE)
 
 
@@ -360,7 +361,7 @@ def _common_word(name: str, context: str) -> str | None:
     words = name.strip(" .,")
     if not re.fullmatch(r"[A-Za-z]+(?: [A-Za-z]+)*", words) or not all(w[1:].islower() for w in words.split()):
         return None
-    if " " in words and name_key(words) != squash(re.sub(r"[^a-z ]", "", words.lower())).strip():
+    if " " in words and _LEGAL_WORDS_RE.search(words.lower()):
         return None  # a legal form ("Example Systems Inc")
     found = re.search(rf"(?<![\w.@/-]){re.escape(words.lower())}(?![\w@/-]|\.\w)", context)
     return "common word" if found else None
@@ -411,7 +412,7 @@ _HEADINGS = frozenset({"PREAMBLE", "PARTIES", "BETWEEN", "AMONG", "RECITALS", "P
 
 def _clean_name(name: str, keep: Collection[str]) -> str:
     name = squash(name).strip(" ,;:")
-    name = _LEADING_DATE_RE.sub("", re.sub(r"^(?:19|20)\d\d\b[\s,]+(?=[A-Z])", "", name))
+    name = _LEADING_DATE_RE.sub("", _LEADING_YEAR_RE.sub("", name))
     name = _LEADING_NOISE_RE.sub("", name)
     name = re.sub(r"^(?:and|the|between|among|of)\s+(?=[A-Z0-9])", "", name, flags=re.IGNORECASE)
     name = re.sub(r"\s+(?:of|OF|&|and|AND)$", "", name)
@@ -419,7 +420,7 @@ def _clean_name(name: str, keep: Collection[str]) -> str:
     first, _, rest = name.partition(", ")
     if rest and is_role(first):  # "Reseller, Example Corp."
         name = rest
-    name = re.sub(r"^(?:19|20)\d\d\b[\s,]+(?=[A-Z])", "", _strip_label(name).strip(" ,;:"))  # "AGREEMENT, 2009 Example"
+    name = _LEADING_YEAR_RE.sub("", _strip_label(name).strip(" ,;:"))  # a label hid it: "AGREEMENT, 2009 Example"
     return title_case(name, keep)
 
 
