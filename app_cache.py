@@ -353,8 +353,12 @@ def _job_panel() -> None:
     seen = st.session_state.get(JOB_GENERATION_KEY)
     now = board.signature()
     st.session_state[JOB_GENERATION_KEY] = now
-    if seen is not None and seen != now:
-        st.rerun(scope="app")  # an index was completed, or a build started or ended: show it on the page
+    ctx = get_script_run_ctx()
+    if seen is not None and seen != now and ctx is not None and ctx.fragment_ids_this_run:
+        # An index was completed, or a build started or ended: show it on the page. Only from the panel's own
+        # timed run: a whole page's run draws the page afresh anyway, and a rerun there would drop the click
+        # that started it (someone else's build starting in the moment before it).
+        st.rerun(scope="app")
 
 
 def job_panel() -> None:

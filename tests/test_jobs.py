@@ -104,6 +104,26 @@ def test_a_build_outlives_its_page_and_every_page_shows_its_progress(gated, tmp_
     assert states == {"baseline": True, "sac-generic": True, "sac-expert": True}
 
 
+def test_a_click_in_the_moment_someone_else_starts_a_build_is_not_lost(gated, tmp_path, ndas):
+    """A page drawn before another person's build started, then a click on it: the sidebar finds the board
+    changed on that run. It used to rerun the page there and then, and the rerun dropped the click without a
+    word (the upload was neither added nor built)."""
+    corpus = AppTest.from_file(APP, default_timeout=120).switch_page("pages/1_Corpus.py").run()
+    corpus.multiselect(key="corpus_methods").set_value(["baseline"]).run()
+    corpus.text_input(key="corpus_new_name").input("mine").run()
+    corpus.file_uploader(key="corpus_files_0").set_value([("mine.txt", ndas.documents[1].text.encode(), "text/plain")]).run()
+    someone = Workbench(SacConfig(workspace=tmp_path / "workspace"), embedder=gated)
+    theirs = board(os.environ["SAC_WORKSPACE"]).start(
+        BuildJob(someone, "Building theirs", [BuildStep("theirs", ndas.documents[:1], tuple(parse_methods("baseline")))]))
+    corpus.button(key="corpus_build").click().run()
+    assert not corpus.exception, [e.value for e in corpus.exception]
+    assert [j.label for j in board(os.environ["SAC_WORKSPACE"]).queued()] == ["Building mine"]
+    assert theirs.status().state == "running"
+    gated.gate.set()
+    finish_build(corpus)
+    assert any("Building mine: done in" in s.value for s in corpus.success), [s.value for s in corpus.success]
+
+
 def test_the_overall_bar_counts_every_index_and_each_completed_index_is_announced(memo, tmp_path, ndas):
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
     docs = ndas.documents[:2]
