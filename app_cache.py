@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from sac import audit, matters
 from sac import jobs as sac_jobs
@@ -99,12 +101,18 @@ class LazyEmbedder:
         self._cfg = cfg
         self.name = name
         self._model: Any = None
+        self._loading = threading.Lock()
 
     @property
     def model(self) -> Any:
-        # Kept once loaded: a background build embeds through it without touching Streamlit's caches.
+        """Kept once loaded: a background build embeds through it without touching Streamlit's caches. A page
+        loads it through the shared cache, under a spinner; a build whose page was left before that loads it
+        itself (no page to show a spinner on)."""
         if self._model is None:
-            self._model = _load_embedder(self._cfg, _embedder_key(self._cfg))
+            with self._loading:  # a build waits for the page that is loading it
+                if self._model is None:
+                    on_page = get_script_run_ctx(suppress_warning=True) is not None
+                    self._model = _load_embedder(self._cfg, _embedder_key(self._cfg)) if on_page else make_embedder(self._cfg)
         return self._model
 
     @property
@@ -321,11 +329,15 @@ def jobs() -> sac_jobs.JobBoard:
 
 def start_build(wb: Workbench, label: str, steps: Sequence[sac_jobs.BuildStep], note: str = "") -> sac_jobs.BuildJob:
     """Start a background build; every page's sidebar shows its progress, and it keeps running when the page is
-    left. Raises SacError while another build of this workspace runs."""
-    _ = wb.embedder.dim  # load the model here, on the page's thread, before the job embeds with it
+    left. Raises SacError while another build of this workspace runs.
+
+    The job starts before anything shows on the page: a user who leaves at once (the model can take seconds to
+    load) stops this script run at its next element, and a build not yet started would be lost without a word.
+    The model then loads here, under its spinner, or in the job if the page was left (one load: the cache locks)."""
     job = jobs().start(sac_jobs.BuildJob(wb, label, steps, on_change=invalidate, note=note))
     st.session_state.setdefault(MY_JOBS_KEY, []).append(job.job_id)
     st.session_state[JOB_GENERATION_KEY] = None
+    _ = wb.embedder.dim
     return job
 
 

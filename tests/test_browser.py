@@ -431,3 +431,23 @@ def test_a_build_runs_on_while_the_user_moves_to_another_page(app_url, page):
     assert page.get_by_role("option", name="background", exact=False).count() == 1  # listed without a reload
     page.keyboard.press("Escape")
     page.screenshot(path=str(ARTIFACTS / "browser-background-done.png"), full_page=True)
+
+
+def test_a_demo_load_survives_leaving_the_page_at_once(tmp_path, browser):
+    """On a fresh server, click "Load the demo corpus" and leave for Compare while the model loads: the build still
+    runs and Compare answers from it. (The page used to load the model before starting the build, and a user who
+    left meanwhile lost the click without a word.)"""
+    query = load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].queries[0]
+    with streamlit_server(tmp_path / "workspace", "streamlit-leave-at-once.log") as url:
+        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        _open(page, url)
+        page.get_by_role("button", name="Load the demo corpus").click()
+        page.get_by_text("Loading the embedding model", exact=False).wait_for(timeout=60_000)
+        compare = _compare_url(url, cmp_corpus="demo-contractnli", cmp_query_pick=query.text)
+        page.goto(compare)
+        deadline = time.monotonic() + 600
+        while page.locator(".sac-hit").count() < 24:  # 8 hits for each of the three paper methods, as each completes
+            assert time.monotonic() < deadline, "no build answered on Compare"
+            time.sleep(5)
+            _open(page, compare)
+        page.close()
