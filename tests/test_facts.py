@@ -95,6 +95,45 @@ def test_real_contracts_name_their_parties_without_junk(file, junk, party):
     assert junk not in names and party in names, names
 
 
+def test_role_words_run_into_the_front_of_a_name_are_dropped_where_the_text_writes_the_name_alone():
+    text = ("Example Agency, LLC Franchise Agreement. THIS AGREEMENT is made between Example Agency, LLC and "
+            "Franchisee Franchisor Example Agency, LLC as shown below. Carrier Global Corporation and Otis Inc. ...")
+    names = _names(text)
+    assert "Example Agency, LLC" in names and not any(n.startswith("Franchisee") for n in names), names
+    assert "Carrier Global Corporation" in names  # "Global Corporation" never stands alone
+
+
+# -- titles -----------------------------------------------------------------------------------------
+
+
+def test_a_title_is_not_taken_from_a_lettered_exhibit_or_cut_by_a_notice_before_it():
+    attached = Document("a.txt", "21\n\n   EXHIBIT D      FORM OF AGREEMENT FOR TRIAL\n\n[Form follows.]\n\n"
+                                 "FIRST AMENDMENT TO      DISTRIBUTOR AGREEMENT\n\nTHIS FIRST AMENDMENT is made ...")
+    assert extract_facts(attached).title == "First Amendment to Distributor Agreement"
+    filed = Document("b.txt", "Appendix C\n\nSample Non-Disclosure Agreement\n\nThis Agreement is made ...")
+    assert extract_facts(filed).title == "Sample Non-Disclosure Agreement"  # the file is the appendix itself
+    form = Document("c.txt", "Exhibit 2.7 FORM OF TRADEMARK LICENSE AGREEMENT THIS TRADEMARK LICENSE AGREEMENT ...")
+    assert extract_facts(form).title == "Form of Trademark License Agreement"  # a filed form says it is one
+    notice = Document("d.txt", "CERTAIN INFORMATION HAS BEEN OMITTED BECAUSE EXAMPLE, INC. HAS DETERMINED IT IS "
+                               "NOT MATERIAL IF PUBLICLY DISCLOSED. SPONSORED RESEARCH AND LICENSE AGREEMENT This "
+                               "Sponsored Research and License Agreement is entered into ...")
+    assert extract_facts(notice).title == "Sponsored Research and License Agreement"
+
+
+@pytest.mark.parametrize("file, wrong, right", [
+    ("NEONSYSTEMSINC_03_01_1999-EX-10.5-DISTRIBUTOR AGREEMENT_Amendment.txt", "Form of Agreement",
+     "First Amendment to Distributor Agreement"),  # a form attached under "EXHIBIT D" comes first
+    ("ArtaraTherapeuticsInc_20200110_8-K_EX-10.5_11943350_EX-10.5_License Agreement.txt",
+     "Sponsored Research and License", "Sponsored Research and License Agreement"),  # after a notice in capitals
+])
+def test_real_contracts_are_titled_as_their_annotators_title_them(file, wrong, right):
+    path = CUAD / "full_contract_txt" / file
+    if not path.is_file():
+        pytest.fail(f"{path} not found: these tests need ../shared/data beside the checkout")
+    facts = extract_facts(Document(file, path.read_text(encoding="utf-8")))
+    assert facts.title == right != wrong, facts.title
+
+
 # -- short names, acronyms, filer --------------------------------------------------------------------
 
 

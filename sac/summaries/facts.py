@@ -19,7 +19,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 3  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 4  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -29,7 +29,7 @@ _TYPE_WORDS = (
 _TYPE_WORD_RE = re.compile(rf"\b(?:{_TYPE_WORDS})S?\b", re.IGNORECASE)
 # A run of upper-case words ending in a document-type word, e.g. "JOINT VENTURE AGREEMENT".
 _CAPS_TITLE_RE = re.compile(
-    rf"(?<![A-Za-z])((?:[A-Z0-9][A-Z0-9&'’.,/-]*[ \t]+|(?:OF|AND|TO|FOR|THE|ON|IN)[ \t]+){{0,8}}"
+    rf"(?<![A-Za-z])((?:[A-Z0-9#][A-Z0-9&'’.,/#-]*[ \t]+|(?:OF|AND|TO|FOR|THE|ON|IN)[ \t]+){{0,8}}"
     rf"(?:{_TYPE_WORDS})S?(?:[ \t]+NO\.[ \t]*\d+)?)(?![a-z])"
 )
 # "This Mutual Non-Disclosure Agreement is made ..." in running text.
@@ -105,6 +105,8 @@ _SUBJECT_END_RE = re.compile(
 _BAD_SUBJECT_START = re.compile(
     r"(?i)^(?:this|these|the\s+foregoing|such|clarity|section|determining|calculating|any|each|all|its)\b"
 )
+# A lettered attachment, "EXHIBIT D", "Schedule A-1" (a filing's own exhibit number, "Exhibit 10.4", is not one).
+_ATTACHMENT_RE = re.compile(r"(?i:exhibit|schedule|annex|appendix|attachment)\s+[A-Z](?:-\d+)?(?![\w.])")
 # Clause headings that name a document type but are not a title.
 _CLAUSE_HEADING_RE = re.compile(r"(?i)^(?:entire agreement|assignment|notices?|amendments|term of agreement)\s*$")
 
@@ -115,14 +117,28 @@ def _is_caps(segment: str) -> bool:
 
 
 def _find_title(head: str, keep: Collection[str] = ()) -> str | None:
-    """The document's title: a short heading naming a document type, or "This X Agreement"."""
-    segments = [s.strip() for ln in head[:2500].splitlines() for s in re.split(r"\s{3,}", ln) if s.strip()]
-    segments = [_LEADING_NOISE_RE.sub("", s).strip() for s in segments[:40]]
-    segments = [s for s in segments if s and not _BOILERPLATE_LINE_RE.match(s)]
-    for i, seg in enumerate(segments):
-        for title in (_caps_block_title(segments, i), _caps_title(seg), _lead_title(seg), _line_title(seg)):
-            if title and _TYPE_WORD_RE.search(title) and not _CLAUSE_HEADING_RE.match(title):
-                return title_case(squash(title), keep)
+    """The document's title: a short heading naming a document type, or "This X Agreement". A heading under a
+    lettered exhibit after the document's start ("EXHIBIT D  FORM OF AGREEMENT FOR TRIAL") titles an attachment:
+    it is used only when nothing else is found."""
+    raw = [s.strip() for ln in head[:2500].splitlines() for s in re.split(r"\s{3,}", ln) if s.strip()][:40]
+    # A segment opening with a lettered exhibit, or right after one, is under it; not at the document's start (a
+    # file that opens with "Appendix C" was filed as that appendix: its heading is the document's).
+    under = [i > 0 and (_ATTACHMENT_RE.match(s) is not None or (i > 1 and _ATTACHMENT_RE.fullmatch(raw[i - 1]) is not None))
+             for i, s in enumerate(raw)]
+    kept = [(text, attached) for text, attached in ((_LEADING_NOISE_RE.sub("", s).strip(), a) for s, a in zip(raw, under))
+            if text and not _BOILERPLATE_LINE_RE.match(text)]
+    segments = [text for text, _ in kept]
+    first_attached = None
+    for i, (seg, attached) in enumerate(kept):
+        titles = (_caps_block_title(segments, i), _caps_title(seg), _lead_title(seg), _line_title(seg))
+        title = next((t for t in titles if t and _TYPE_WORD_RE.search(t) and not _CLAUSE_HEADING_RE.match(t)), None)
+        if title is None:
+            continue
+        if not attached:
+            return title_case(squash(title), keep)
+        first_attached = first_attached or title
+    if first_attached:
+        return title_case(squash(first_attached), keep)
     match = _THIS_TITLE_RE.search(head[:3000])
     return title_case(squash(match.group(1)), keep) if match else None
 
@@ -147,12 +163,14 @@ def _caps_block_title(segments: Sequence[str], i: int) -> str | None:
 
 
 def _caps_title(segment: str, stop: str = r"\bTHIS\b") -> str | None:
-    """A run of upper-case words ending in a type word, up to "THIS" (or ``stop``)."""
-    match = _CAPS_TITLE_RE.search(segment)
-    if not match or len(match.group(1)) < 6 or _CLAUSE_HEADING_RE.match(match.group(1)):
-        return None
-    title = re.split(stop, match.group(1))[0]
-    return re.split(r"(?<!\bNO)(?<!\bNo)[.:;]\s+", title)[-1].strip(" ,.-")  # after a sentence end, not "NO. 1"
+    """A run of upper-case words ending in a type word, up to "THIS" (or ``stop``), within one sentence (a notice
+    in capitals often runs straight into the title: "... IF PUBLICLY DISCLOSED. SPONSORED RESEARCH AND LICENSE
+    AGREEMENT This ...")."""
+    for sentence in re.split(r"(?<!\bNO)(?<!\bNo)[.:;]\s+", segment):  # a sentence end, not "NO. 1"
+        match = _CAPS_TITLE_RE.search(sentence)
+        if match and len(match.group(1)) >= 6 and not _CLAUSE_HEADING_RE.match(match.group(1)):
+            return re.split(stop, match.group(1))[0].strip(" ,.-")
+    return None
 
 
 # A title in capitalised words that runs straight into the opening sentence:

@@ -377,7 +377,7 @@ def _matches(
     pos = 0
     while (match := regex.search(window, pos)) is not None:
         lo, hi = match.span(group)
-        name = _clean_name(match.group(group), keep)
+        name = _drop_role_words(_clean_name(match.group(group), keep), context)
         trade = _TRADING_AS_RE.match(window, hi)
         if trade:
             name = f"{name} ({squash(trade.group(1)).strip(' ,')})"
@@ -435,6 +435,25 @@ def _strip_label(name: str) -> str:
         return name
     case_changes = not word.isupper() and rest.split()[0].isupper()
     return rest if colon or word in _HEADINGS or case_changes else name
+
+
+def _drop_role_words(name: str, context: str) -> str:
+    """Role words run into the front of a name ("Franchisee Franchisor Example Agency, LLC", "Shipper Example
+    S.A.") are dropped when ``context`` also writes the rest without a role word before it; "Carrier Global
+    Corp." stays (the text never writes "Global Corp." alone)."""
+    words = name.split(" ")
+    lead = 0
+    while lead < len(words) - 1 and words[lead][:1].isupper() and is_role(words[lead]):
+        lead += 1
+    for cut in range(lead, 0, -1):
+        rest = " ".join(words[cut:])
+        if is_role(rest) or not rest[:1].isupper():
+            continue
+        for found in re.finditer(rf"(?<![\w-]){re.escape(rest)}(?!\w)", context, re.IGNORECASE):
+            before = context[max(0, found.start() - 30) : found.start()].split()
+            if not before or not is_role(before[-1]):
+                return rest
+    return name
 
 
 def _short_names(window: str, end: int, name: str, keep: Collection[str], context: str) -> tuple[str, ...]:
