@@ -209,3 +209,22 @@ def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, memo, e
     edited = dict(summaries, **{docs[0].doc_id: "Edited"})
     assert index.sync(_chunks(docs), hashes, edited, memo).added == len(_chunks([docs[0]]))
     assert index.count() == len(_chunks(docs))
+
+
+def test_exact_ties_come_back_in_document_order_whatever_the_order_of_insertion(store_config, memo, embedder, demo_datasets):
+    """Look-alike templates hold chunks with the same text, hence the same vector: an exact tie. Where it falls at
+    the last rank, the index returns the tied chunk of the first document by id and offset, so a rerun, or the
+    same corpus indexed in another order, gives the same hits."""
+    from sac.types import Document
+
+    nda = demo_datasets["contractnli"].documents[0]
+    twins = [Document(f"{name}.txt", nda.text) for name in ("twin-b", "twin-a", "twin-c")]
+    others = list(demo_datasets["contractnli"].documents[1:4])
+    query = memo.embed_documents([_chunks([twins[0]])[3].text])
+    got = []
+    for n, order in enumerate((twins + others, others + twins[::-1])):
+        index = Index(_client(store_config), IndexKey(f"tie{n}", "baseline", embedder.name, "c500o0"), store_config)
+        index.sync(_chunks(order), {d.doc_id: d.content_hash for d in order}, {}, memo)
+        got.append([(h.chunk.doc_id, h.chunk.span.start, h.score) for h in index.search(query, 2)[0]])
+    assert got[0] == got[1], got
+    assert [doc for doc, _, _ in got[0]] == ["twin-a.txt", "twin-b.txt"] and got[0][0][2] == got[0][1][2], got

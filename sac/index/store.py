@@ -117,6 +117,10 @@ def _complete(meta: Mapping[str, Any]) -> bool:
 
 
 MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
+# Look-alike documents hold chunks with the same text, hence the same vector: an exact tie in score, which the
+# vector store breaks either way from one run (or one order of insertion) to the next. A search reads this many
+# results beyond k and orders ties by document id and offset, so the same question gets the same hits.
+TIE_MARGIN = 8
 
 
 class Index:
@@ -458,14 +462,15 @@ class Index:
 
     # -- reading -----------------------------------------------------------------------
     def search(self, query_vectors: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[list[Hit]]:
-        """Top-k hits per query vector (rows of ``query_vectors``), best first; score = cosine similarity."""
+        """Top-k hits per query vector (rows of ``query_vectors``), best first; score = cosine similarity; exact ties
+        in document id and offset order (``TIE_MARGIN``)."""
         col = self._open(create=False)
         with self._chroma("counting records"):
             n = int(col.count())
         if n == 0 or k <= 0:
             return [[] for _ in range(len(query_vectors))]
         vectors = np.asarray(query_vectors, dtype=np.float32)
-        n_results = min(k, n)
+        n_results = min(k + TIE_MARGIN, n)
         # chromadb reads the results' records in one SQL statement: queries x n_results must stay under
         # SQLite's variable limit (859 questions x 64 failed with "too many SQL variables").
         step = max(1, MAX_RESULTS_PER_CALL // n_results)
@@ -484,7 +489,8 @@ class Index:
         out: list[list[Hit]] = []
         for metas, docs, dists in zip(metas_all, docs_all, dists_all):
             hits = []
-            for rank, (meta, text, dist) in enumerate(zip(metas, docs, dists), start=1):
+            ranked = sorted(zip(metas, docs, dists), key=lambda r: (float(r[2]), str(r[0]["doc_id"]), int(r[0]["start"])))
+            for rank, (meta, text, dist) in enumerate(ranked[:k], start=1):
                 span = Span(str(meta["doc_id"]), int(meta["start"]), int(meta["end"]))
                 hits.append(Hit(chunk=Chunk(span=span, text=text or ""), score=1.0 - float(dist), rank=rank))
             out.append(hits)
