@@ -410,58 +410,6 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     assert named_documents(five, heading) == {velco}
 
 
-def test_a_title_tells_apart_the_documents_it_names_by_their_kind(demo_datasets):
-    """+names: the same parties' Distributor Agreement and its First Amendment (two CUAD filings) both hold every
-    name of a title; the kind the title asks for picks the one the question means, even where BM25 prefers the
-    other (the amendment's filing is the shorter text). A file name's "DISTRIBUTOR AGREEMENT Amendment" is as
-    far from both kinds and leaves them to the fused score. Real texts: the 29 demo CUAD contracts and the two
-    filings from ../shared/data."""
-    from bench.summary_facts import CUAD
-    from sac.index.lexical import LexicalIndex, Lexicon, tokenize
-    from sac.retrieval.docfirst import NAMED_BONUS, document_scores, kind_bonus, named_documents, title_kind
-
-    folder = CUAD / "full_contract_txt"
-    files = {kind: f"NEONSYSTEMSINC_03_01_1999-EX-10.5-DISTRIBUTOR AGREEMENT_{kind}.txt" for kind in ("New", "Amendment")}
-    if not all((folder / f).is_file() for f in files.values()):
-        pytest.fail(f"{folder} lacks the NEON filings: these tests need ../shared/data beside the checkout")
-    contracts = [*demo_datasets["cuad"].documents,
-                 *(Document(f, (folder / f).read_text(encoding="utf-8")) for f in files.values())]
-    pool = LexicalIndex("documents", [d.doc_id for d in contracts], [d.doc_id for d in contracts],
-                        [d.content_hash for d in contracts], Lexicon.from_tokens([tokenize(d.text) for d in contracts]),
-                        texts=[d.text for d in contracts])
-    agreement, amendment = files["New"], files["Amendment"]
-    parties = "between Peregrine/Bridge Transfer Corporation and Neon Systems, Inc.; What is the renewal term?"
-    asks = {agreement: f"Consider the Distributor Agreement {parties}",
-            amendment: f"Consider the First Amendment to Distributor Agreement {parties}"}
-    assert title_kind(asks[amendment]) == {"first", "amendment", "distributor", "agreement"}
-    for meant, question in asks.items():
-        named = named_documents(pool, question)
-        assert named == {agreement, amendment}  # both filings hold the parties' names
-        bonus = kind_bonus(pool, question, named)
-        assert bonus[meant] == 2 * NAMED_BONUS and min(bonus.values()) == NAMED_BONUS
-        docs = [agreement, amendment, contracts[0].doc_id]
-        lexical = np.array([1.0, 5.0, 9.0])  # BM25 prefers the other filing, and an unnamed document most
-        assert document_scores(docs, np.zeros(3), lexical=lexical, named=bonus)[0][0] == meant
-    filename = "Consider the DISTRIBUTOR AGREEMENT Amendment of NEONSYSTEMSINC; What is the renewal term?"
-    assert set(kind_bonus(pool, filename, frozenset(files.values())).values()) == {NAMED_BONUS}
-    assert kind_bonus(pool, "What is the renewal term?", frozenset(files.values())) == dict.fromkeys(files.values(),
-                                                                                                    NAMED_BONUS)
-
-
-@pytest.mark.parametrize("question, kind", [
-    ("Consider the Supply Agreement between A Inc. and B LLC; Q?", {"supply", "agreement"}),
-    ("Consider the Endorsement Agreement of ECOSCIENCESOLUTIONSINC; Q?", {"endorsement", "agreement"}),
-    ("Consider Oracle Corporation's Confidential Disclosure Agreement; Q?", {"confidential", "disclosure", "agreement"}),
-    ("Consider the Supply Agreement between Acme's Unit and B; Q?", {"supply", "agreement"}),  # owner after the kind
-    ("Consider CEII and NDA; Q?", {"ceii", "nda"}),
-    ("What is the term?", set()),
-])
-def test_the_kind_a_title_asks_for_stops_at_its_parties_and_drops_an_owner(question, kind):
-    from sac.retrieval.docfirst import title_kind
-
-    assert title_kind(question) == kind
-
-
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))

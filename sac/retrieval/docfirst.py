@@ -19,10 +19,7 @@ A document's score, per query:
   Inc."), else those holding the most of its rare words (a word of the title found in at most
   ``MAX_NAMED_DOCS`` documents and a tenth of the corpus: "Munt" in "Consider Munt's Non-Disclosure
   Agreement"), when at most ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them
-  exists. When the title names two or more documents, those whose own kind (what the text calls itself, as the
-  built-in summarizer reads it) is closest to the kind the title asks for come first (``kind_bonus``): a
-  question about "the Distributor Agreement between A and B" goes to that agreement, not to "First Amendment
-  to Distributor Agreement" between the same parties, which BM25 favoured for being shorter.
+  exists.
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -44,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +51,6 @@ from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.store import Index
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
-from sac.summaries.facts import document_kind
 
 DENSE_SHARE = 0.25
 NAMED_BONUS = 2.0  # above any fused score (each part is min-max scaled to [0, 1])
@@ -62,10 +58,6 @@ MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of the
 RARE_SHARE = 0.1  # a title word names documents only when at most this share of the corpus holds it
 ROUTE_CHUNKS = 256  # nearest chunks read per question for the documents' best chunk cosines
 MAX_EXACT_ROUNDS = 4  # rounds of scoring bound-chosen documents exactly before the choice stands
-# Where a title's kind ends: the first word that introduces its parties ("... Agreement between A and B",
-# "... Agreement of ACMECORP"); and a possessive owner before it ("Oracle Corporation's Confidential ...").
-_KIND_END = re.compile(r"(?i)\s(?:between|among|of|by|with)\s")
-_OWNER = re.compile(r"^(?:[^\s'’]+\s+){0,5}?[^\s'’]+['’]s?\s+")
 
 
 def document_scores(
@@ -75,7 +67,7 @@ def document_scores(
     summary: np.ndarray | None = None,
     lexical: np.ndarray | None = None,
     weight: float = DENSE_SHARE,
-    named: Collection[str] | Mapping[str, float] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> list[tuple[str, float]]:
     """Every document with its score for the query, best first.
 
@@ -85,8 +77,7 @@ def document_scores(
         lexical: per document, its BM25 score; without it, dense only.
         weight: the dense share of the fusion.
         named: documents whose own text holds the name the question gives its document (``+names``): they
-            rank above all others, in the order of their fused score; a mapping gives each its own bonus
-            (``kind_bonus``).
+            rank above all others, in the order of their fused score.
     """
     if not len(docs):
         return []
@@ -98,8 +89,7 @@ def document_scores(
     if lexical is not None and weight < 1.0:
         score = weight * minmax(dense) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
     if named:
-        bonus = named if isinstance(named, Mapping) else dict.fromkeys(named, NAMED_BONUS)
-        score = score + np.asarray([bonus.get(d, 0.0) for d in docs])
+        score = score + np.asarray([NAMED_BONUS if d in named else 0.0 for d in docs])
     order = sorted(range(len(docs)), key=lambda i: (-score[i], docs[i]))
     return [(docs[i], float(score[i])) for i in order]
 
@@ -116,8 +106,7 @@ class Routed:
 
 def route(
     index: Index, lexicons: dict[str, LexicalIndex], summaries: DocumentIndex | None, query: str,
-    query_vector: np.ndarray, n_docs: int, *, weight: float = DENSE_SHARE,
-    named: Collection[str] | Mapping[str, float] = frozenset(),
+    query_vector: np.ndarray, n_docs: int, *, weight: float = DENSE_SHARE, named: frozenset[str] = frozenset(),
     nearest: int | None = None,
 ) -> Routed:
     """The top ``n_docs`` documents for one question (module docstring), read from the stores; ``nearest``:
@@ -226,44 +215,6 @@ def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
     most = max(votes.values())
     named = frozenset(d for d, n in votes.items() if n == most)
     return named if len(named) <= MAX_NAMED_DOCS else frozenset()
-
-
-def kind_bonus(documents: LexicalIndex, query: str, named: frozenset[str]) -> dict[str, float]:
-    """Each named document's bonus in ``document_scores``: ``NAMED_BONUS``, and as much again for those whose
-    kind (``sac.summaries.facts.document_kind`` of their text) differs least from the kind the title asks for
-    (``title_kind``), counted in words either side lacks, when the named documents differ in it. The same
-    parties' "Distributor Agreement" and "First Amendment to Distributor Agreement" both hold every name of
-    the title; a title asking for either tells them apart, and one asking for "Distributor Agreement
-    Amendment" (a file name) is as far from both, which leaves them to the fused score."""
-    bonus = dict.fromkeys(named, NAMED_BONUS)
-    asked = title_kind(query)
-    if len(named) < 2 or not asked:
-        return bonus
-    kinds = documents.derived("document_kinds", dict)  # doc id -> kind words, filled as documents are named
-    texts, rows = documents.document_texts(), documents.row_of
-    distance = {}
-    for d in named:
-        if d not in kinds:
-            kinds[d] = _kind_words(document_kind(texts[rows[d]]))
-        distance[d] = len(asked ^ kinds[d])
-    closest = min(distance.values())
-    if closest < max(distance.values()):
-        for d, n in distance.items():
-            bonus[d] += NAMED_BONUS if n == closest else 0.0
-    return bonus
-
-
-def title_kind(query: str) -> frozenset[str]:
-    """The words a question's title calls its document by: the title up to the first word that introduces its
-    parties, without a possessive owner ("Distributor Agreement" in "Consider the Distributor Agreement
-    between A and B; ...", "Confidential Disclosure Agreement" in "Consider Oracle Corporation's Confidential
-    Disclosure Agreement; ..."); none without a title."""
-    title = names.split_title(query)[0]
-    return _kind_words(_OWNER.sub("", _KIND_END.split(title, maxsplit=1)[0]))
-
-
-def _kind_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in WORD.findall(text.lower()) if len(w) > 1 and not w.isdigit() and w not in STOPWORDS)
 
 
 def title_words(query: str) -> list[str]:

@@ -108,10 +108,7 @@ def search(
         allowed = None
         if n_docs is not None:
             assert lexicons is not None
-            named: dict[str, float] = {}
-            if named_queries:
-                named = docfirst.kind_bonus(lexicons["documents"], named_queries[i],
-                                            docfirst.named_documents(lexicons["documents"], named_queries[i]))
+            named = docfirst.named_documents(lexicons["documents"], named_queries[i]) if named_queries else frozenset()
             routed = docfirst.route(index, lexicons, summaries, query, vector, n_docs, weight=doc_weight, named=named)
             allowed = lexicons["chunks"].rows(routed.documents)
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)

@@ -370,7 +370,7 @@ def extract_facts(document: Document) -> DocumentFacts:
     parties = tuple(find_parties(head, document.text, keep))
     return DocumentFacts(
         title=title,
-        kind=_kind(title, doc_class, head, keep),
+        kind=title or _CLASS_LABELS.get(doc_class) or _type_words(head, keep),
         doc_class=doc_class,
         parties=parties,
         date=_find_date(head),
@@ -379,19 +379,6 @@ def extract_facts(document: Document) -> DocumentFacts:
         filer=find_filer(document.text, parties, keep),
         head=head,
     )
-
-
-def document_kind(text: str) -> str:
-    """What a document calls itself (``DocumentFacts.kind``), read from its text without the parties, date or
-    law: document routing compares it with the title a question gives its document (sac.retrieval.docfirst)."""
-    head = text[:HEAD_CHARS]
-    keep = acronyms(text)
-    title = _find_title(head, keep)
-    return _kind(title, _doc_class(title, head), head, keep)
-
-
-def _kind(title: str | None, doc_class: str, head: str, keep: Collection[str]) -> str:
-    return title or _CLASS_LABELS.get(doc_class) or _type_words(head, keep)
 
 
 _CLASS_LABELS = {"nda": "Non-disclosure agreement", "privacy": "Privacy policy"}
