@@ -8,6 +8,7 @@ listings; writes (building, editing, removing) call ``invalidate()`` so no page 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import threading
@@ -81,7 +82,7 @@ def _config_key(cfg: SacConfig) -> str:
 
 
 # -- shared resources ----------------------------------------------------------------------
-@st.cache_resource(show_spinner="Loading the embedding model…")
+@st.cache_resource(show_spinner=False)  # the spinner is LazyEmbedder.model's: it also covers a load by a build
 def _load_embedder(_cfg: SacConfig, key: str) -> Any:
     return make_embedder(_cfg)
 
@@ -106,13 +107,16 @@ class LazyEmbedder:
     @property
     def model(self) -> Any:
         """Kept once loaded: a background build embeds through it without touching Streamlit's caches. A page
-        loads it through the shared cache, under a spinner; a build whose page was left before that loads it
-        itself (no page to show a spinner on)."""
+        loads it through the shared cache; a build whose page was left before that loads it itself (no page to
+        show a spinner on). A page shows the spinner whoever loads it: the build it just started may have taken
+        the load first (its connection check wants the model), and the page waits for it."""
         if self._model is None:
-            with self._loading:  # a build waits for the page that is loading it
-                if self._model is None:
-                    on_page = get_script_run_ctx(suppress_warning=True) is not None
-                    self._model = _load_embedder(self._cfg, _embedder_key(self._cfg)) if on_page else make_embedder(self._cfg)
+            on_page = get_script_run_ctx(suppress_warning=True) is not None
+            with st.spinner("Loading the embedding model…") if on_page else contextlib.nullcontext():
+                with self._loading:  # one load: whoever comes second waits for it
+                    if self._model is None:
+                        self._model = (_load_embedder(self._cfg, _embedder_key(self._cfg)) if on_page
+                                       else make_embedder(self._cfg))
         return self._model
 
     @property
