@@ -15,7 +15,8 @@ Every row names the split, the pool (documents), the title style, the question s
 bootstrap intervals over questions (sac.evaluation.uncertainty), DRM@1, and each method's paired DRM difference
 to ``sac-generic``.
 
-Writes bench/results/selection-<split>.json and .md.
+Writes bench/results/selection-<split>.json and .md (``--out`` names them); with ``--questions`` also every
+question's figures, for paired comparisons of two runs (bench/paired.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ from sac.workbench import Workbench
 FULL = common.WORKSPACES / "full"
 WORKSPACE = common.WORKSPACES / "selection"
 REFERENCE = "sac-generic"
+QUESTION_COLUMNS = [
+    "dataset", "titles", "query_id", "identifiable", "method", "k", "precision", "recall", "drm", "wrong", "retrieved",
+]
 SWEEP = ",".join([
     "baseline", "sac-generic", "sac-expert",
     "sac-generic+names", "sac-generic+docs1", "sac-generic+docs1+names", "sac-generic+docs2+names",
@@ -71,6 +75,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="where the indexes live (default bench/.workspace/selection); another one lets a second "
                         "method build while this one is searched, at the cost of the paired differences to it")
     parser.add_argument("--out", help="results name (default selection-<split>)")
+    parser.add_argument("--questions", action="store_true",
+                        help="also write every question's figures at each k (<out>.questions.csv.gz), which "
+                        "bench/paired.py compares between two runs on the same questions")
     return parser.parse_args(argv)
 
 
@@ -186,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                               "requested": args.methods, "machine": machine(), "blocks": [],
                               "command": "python bench/selection.py " + " ".join(argv or __import__("sys").argv[1:])}
     started = time.perf_counter()
+    questions: list[pd.DataFrame] = []
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split).items():
             if args.pool_limit and len(ds.documents) > args.pool_limit:
@@ -197,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                            log=lambda line: log("  " + line))
             per_query = pd.DataFrame(run.per_query)
             per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
+            questions.append(per_query.assign(titles=style)[QUESTION_COLUMNS])
             result["blocks"].append({"dataset": ds.name.removesuffix(f"-{args.split}"), "split": args.split,
                                      "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
@@ -205,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
             write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
     result["seconds"] = round(time.perf_counter() - started, 1)
     write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
+    if args.questions:
+        pd.concat(questions).round(6).to_csv(RESULTS / f"{args.out or 'selection-' + args.split}.questions.csv.gz",
+                                             index=False)
     text = markdown(result)
     (RESULTS / f"{args.out or 'selection-' + args.split}.md").write_text(text, encoding="utf-8")
     print(text)

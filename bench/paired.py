@@ -1,0 +1,106 @@
+"""One method in two runs of bench/selection.py, compared on the same questions: the paired difference with its
+95 % bootstrap interval, per dataset, title style and question subset.
+
+    python bench/selection.py --split dev --methods recommended --questions --out selection-dev-before
+    # ... change the method ...
+    python bench/selection.py --split dev --methods recommended --questions --out selection-dev-after
+    python bench/paired.py selection-dev-before selection-dev-after --method recommended --out paired-dev
+
+Both runs need ``--questions`` (every question's figures at each k) and the same questions. Figures are the project's
+(DRM: wrong-document hits over all hits, sac.evaluation.metrics), the mean over k = 1…64; the difference is
+``after - before`` in points; "better" / "worse" when its interval excludes 0
+(sac.evaluation.uncertainty.paired_difference, questions resampled). Writes bench/results/<out>.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import pandas as pd
+from common import RESULTS, machine, write_json
+
+from sac.evaluation.uncertainty import bootstrap_intervals, paired_difference
+from sac.retrieval.methods import parse_method
+
+SUBSETS = ("all", "identifiable", "unidentifiable")
+
+
+def load(name: str, method: str, label: str) -> pd.DataFrame:
+    path = RESULTS / f"{name}.questions.csv.gz"
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: run bench/selection.py with --questions --out {name}")
+    frame = pd.read_csv(path)
+    frame = frame[frame["method"] == method]
+    if frame.empty:
+        raise SystemExit(f"{name} has no rows of {method}")
+    return frame.assign(method=label)
+
+
+def compare(before: pd.DataFrame, after: pd.DataFrame, resamples: int) -> list[dict[str, Any]]:
+    keys = ["dataset", "titles", "query_id", "k"]
+    if set(map(tuple, before[keys].to_numpy())) != set(map(tuple, after[keys].to_numpy())):
+        raise SystemExit("the two runs did not ask the same questions")
+    both = pd.concat([before, after])
+    rows = []
+    for (dataset, titles), block in both.groupby(["dataset", "titles"], sort=True):
+        for subset in SUBSETS:
+            frame = block if subset == "all" else block[block["identifiable"] == (subset == "identifiable")]
+            if frame.empty:
+                continue
+            row: dict[str, Any] = {"dataset": dataset, "titles": titles, "subset": subset,
+                                   "questions": int(frame["query_id"].nunique())}
+            frame = frame.drop(columns=["titles", "identifiable"])
+            ci = bootstrap_intervals(frame, n_resamples=resamples)
+            means = ci[(ci["k"].astype(str) == "mean") & (ci["dataset"] != "overall")].set_index(["method", "metric"])
+            for metric in ("drm", "recall", "precision"):
+                d = paired_difference(frame, "before", "after", metric=metric, n_resamples=resamples).iloc[0]
+                row[metric] = {"before": round(100 * means.loc[("before", metric), "estimate"], 2),
+                               "after": round(100 * means.loc[("after", metric), "estimate"], 2),
+                               "difference": [round(100 * d["estimate"], 2), round(100 * d["low"], 2),
+                                              round(100 * d["high"], 2)], "verdict": d["verdict"]}
+            rows.append(row)
+    return rows
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [f"# {result['method']}: {result['before']} -> {result['after']}, paired on the same questions", "",
+             f"Command: `{result['command']}` · {result['machine']['date']}", "",
+             "Mean over k = 1…64, %; difference = after - before in points with its 95 % bootstrap interval "
+             "(questions resampled); for DRM lower is better.", "",
+             "| dataset | titles | subset | questions | DRM before -> after | Δ DRM [95 % CI] | "
+             "recall before -> after | Δ recall [95 % CI] |", "|---|---|---|---|---|---|---|---|"]
+    for r in result["rows"]:
+        cells = []
+        for metric in ("drm", "recall"):
+            m = r[metric]
+            est, low, high = m["difference"]
+            cells += [f"{m['before']:.2f} -> {m['after']:.2f}", f"{est:+.2f} [{low:+.2f}, {high:+.2f}] {m['verdict']}"]
+        lines.append(f"| {r['dataset']} | {r['titles']} | {r['subset']} | {r['questions']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("before", help="results name of the first run (bench/results/<name>.questions.csv.gz)")
+    p.add_argument("after", help="results name of the second run")
+    p.add_argument("--method", default="recommended", help="the method to compare (an alias is resolved)")
+    p.add_argument("--resamples", type=int, default=1000)
+    p.add_argument("--out", required=True, help="results name to write")
+    args = p.parse_args(argv)
+    method = parse_method(args.method).name
+    started = time.perf_counter()
+    rows = compare(load(args.before, method, "before"), load(args.after, method, "after"), args.resamples)
+    result = {"method": method, "before": args.before, "after": args.after, "rows": rows, "machine": machine(),
+              "seconds": round(time.perf_counter() - started, 1),
+              "command": "python bench/paired.py " + " ".join(argv or __import__("sys").argv[1:])}
+    write_json(RESULTS / f"{args.out}.json", result)
+    text = markdown(result)
+    (RESULTS / f"{args.out}.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
