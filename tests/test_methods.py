@@ -410,6 +410,40 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     assert named_documents(five, heading) == {velco}
 
 
+def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, monkeypatch):
+    """+names with +docs<N>: where the title names no document, the document BM25 reads the title alone (the
+    question's clause words are every NDA's and would lift the short ones full of them); where it names
+    documents, and where there is no title, it reads the whole question (the rewritten one); the dense part
+    reads the whole question either way. Checked on what reaches the documents' BM25 in a real search of the
+    5 demo NDAs, and on the routing rule itself."""
+    from sac.index.lexical import LexicalIndex
+    from sac.retrieval.docfirst import lexical_query
+
+    assert lexical_query("Consider the Mutual Non-Disclosure Agreement; Does it cover oral disclosures?",
+                         frozenset()) == "Mutual Non-Disclosure Agreement"
+    assert lexical_query("Consider the Mutual Non-Disclosure Agreement; Q?", frozenset({"a.txt"})) == (
+        "Consider the Mutual Non-Disclosure Agreement; Q?")
+    assert lexical_query("Does the NDA cover oral disclosures?", frozenset()) == "Does the NDA cover oral disclosures?"
+
+    read: list[tuple[str, str]] = []
+    scores = LexicalIndex.scores
+
+    def spy(self: LexicalIndex, query: str):
+        read.append((self.kind, query))
+        return scores(self, query)
+
+    monkeypatch.setattr(LexicalIndex, "scores", spy)
+    unnamed = "Consider the Non-Disclosure Agreement; Does the agreement allow the Receiving Party to retain copies?"
+    heading = "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?"  # VELCO's
+    plain = "Which agreement lets the Receiving Party retain copies?"
+    [method] = parse_methods("sac-generic+docs1+names")
+    hits = built.search(CORPUS, [method], [unnamed, heading, plain], 4)[method.name]
+    assert [q for kind, q in read if kind == "documents"] == ["Non-Disclosure Agreement", heading, plain]
+    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
+    assert {h.span.doc_id for h in hits[1]} == {velco}
+    assert all(len({h.span.doc_id for h in q}) == 1 for q in hits)  # one document each (+docs1)
+
+
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))

@@ -18,7 +18,8 @@ Options change either what is embedded (and so get their own index) or only how 
 - ``+names``: squashed and camel-case company names in the question ("BELLRINGBRANDS,INC", "GluMobileInc")
   are rewritten into the words the corpus uses ("BellRing Brands, Inc", "Glu Mobile Inc") before searching;
   with ``+docs<N>``, the documents the title names (the title quoted whole, else its squashed names, else its
-  words few documents hold: "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first.
+  words few documents hold: "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first; where it
+  names none, the document ranking's BM25 reads the title alone.
 
 ``recommended`` is an alias of the method chosen on the dev splits (``RECOMMENDED``).
 
@@ -53,7 +54,8 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
     "docw": ("docw<w>: with docs<N>, the dense share of the document score (default 0.25)", "share"),
     "rerank": ("rerank[N]: rerank the top N (default 50) with SAC_RERANKER (sac.retrieval.rerank)", "int?"),
     "names": ("names: write squashed and camel-case company names in the question as the corpus's own words "
-              "(sac.retrieval.names); with docs<N>, the documents the title names come first", ""),
+              "(sac.retrieval.names); with docs<N>, the documents the title names come first (a title naming none: the "
+              "document BM25 reads the title alone)", ""),
 }
 
 # One name for the method the project recommends, chosen on the dev splits (bench/README.md, "Method selection");

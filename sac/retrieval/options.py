@@ -108,8 +108,12 @@ def search(
         allowed = None
         if n_docs is not None:
             assert lexicons is not None
-            named = docfirst.named_documents(lexicons["documents"], named_queries[i]) if named_queries else frozenset()
-            routed = docfirst.route(index, lexicons, summaries, query, vector, n_docs, weight=doc_weight, named=named)
+            named, lexical_query = frozenset[str](), query
+            if named_queries:
+                named = docfirst.named_documents(lexicons["documents"], named_queries[i])
+                lexical_query = docfirst.lexical_query(query, named)
+            routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=doc_weight,
+                                    named=named)
             allowed = lexicons["chunks"].rows(routed.documents)
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
             if weight is None:
