@@ -23,7 +23,8 @@ A document's score, per query:
   the question proper ("Does the Receiving Party ... return ... Confidential Information?") are shared by every
   contract of its kind and lift the short ones full of them (on ContractNLI dev one 2-page NDA took 33 of the
   130 such questions); the dense part still reads the whole question. Where the title names two or more
-  documents (two NDAs of one company under one title), the whole question tells them apart.
+  documents (two NDAs of one company under one title), the whole question tells them apart. Chosen on dev; on
+  test it moved CUAD first-page titles a little and nothing else beyond noise (bench/README.md, "names v4").
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
