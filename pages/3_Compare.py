@@ -142,8 +142,8 @@ if comparison.targets:
         st.caption("Precision and recall need the answer's characters (a benchmark question); a pinned document "
                    "gives DRM only: —.")
 for diff in document_diffs(comparison):
-    st.markdown(render_labelled(f"{diff.method} vs {diff.reference}:", diff_line(diff, bool(comparison.targets))),
-                unsafe_allow_html=True)
+    label = f"{method_label(diff.method)} vs {method_label(diff.reference)}:"  # as the columns below name them
+    st.markdown(render_labelled(label, diff_line(diff, bool(comparison.targets))), unsafe_allow_html=True)
 
 if data.queries:
     overall = st.expander(f"How the methods do on all {len(data.queries)} questions of this dataset at k={k}",
