@@ -228,5 +228,12 @@ def write_json(path: Path, payload: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def write_results(name: str, payload: dict[str, Any], text: str) -> None:
+    """A run's results: bench/results/<name>.json (``write_json``) and <name>.md, whose text is printed too."""
+    write_json(RESULTS / f"{name}.json", payload)
+    (RESULTS / f"{name}.md").write_text(text, encoding="utf-8")
+    print(text)
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 import pandas as pd
-from common import RESULTS, machine, write_json
+from common import RESULTS, machine, write_results
 
 from sac.evaluation.uncertainty import bootstrap_intervals, paired_difference
 from sac.retrieval.methods import parse_method
@@ -95,10 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"method": method, "before": args.before, "after": args.after, "rows": rows, "machine": machine(),
               "seconds": round(time.perf_counter() - started, 1),
               "command": "python bench/paired.py " + " ".join(argv or __import__("sys").argv[1:])}
-    write_json(RESULTS / f"{args.out}.json", result)
-    text = markdown(result)
-    (RESULTS / f"{args.out}.md").write_text(text, encoding="utf-8")
-    print(text)
+    write_results(args.out, result, markdown(result))
     return 0
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import common
 import pandas as pd
-from common import RESULTS, log, machine, write_json
+from common import RESULTS, log, machine, write_json, write_results
 
 from sac.config import SacConfig
 from sac.evaluation.runs import evaluate
@@ -192,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                               "methods": names,
                               "requested": args.methods, "machine": machine(), "blocks": [],
                               "command": "python bench/selection.py " + " ".join(argv or __import__("sys").argv[1:])}
+    out = args.out or f"selection-{args.split}"
     started = time.perf_counter()
     questions: list[pd.DataFrame] = []
     for dataset in args.datasets.split(","):
@@ -211,15 +212,11 @@ def main(argv: list[str] | None = None) -> int:
                                      "documents": len(ds.documents), "questions": len(ds.queries),
                                      "sampled": bool(args.max_questions),
                                      "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
-            write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
+            write_json(RESULTS / f"{out}.json", result)  # each block as it is done
     result["seconds"] = round(time.perf_counter() - started, 1)
-    write_json(RESULTS / f"{args.out or 'selection-' + args.split}.json", result)
     if args.questions:
-        pd.concat(questions).round(6).to_csv(RESULTS / f"{args.out or 'selection-' + args.split}.questions.csv.gz",
-                                             index=False)
-    text = markdown(result)
-    (RESULTS / f"{args.out or 'selection-' + args.split}.md").write_text(text, encoding="utf-8")
-    print(text)
+        pd.concat(questions).round(6).to_csv(RESULTS / f"{out}.questions.csv.gz", index=False)
+    write_results(out, result, markdown(result))
     return 0
 
 

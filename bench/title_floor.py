@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import selection
-from common import RESULTS, write_json
+from common import RESULTS, write_results
 
 from sac.index.lexical import WORD
 from sac.ingest.builders import TITLE_STYLES
@@ -89,7 +89,6 @@ def main(argv: list[str] | None = None) -> int:
                        **floor(json.loads(path.read_text(encoding="utf-8"))["tests"], selection.FULL / style / "corpus")}
                 row[args.method] = got.get((dataset, split, style))
                 rows.append(row)
-    write_json(RESULTS / "title_floor.json", {"method": args.method, "rows": rows})
     lines = ["# Look-alike floor of DRM@1 (bench/title_floor.py)", "",
              f"DRM@1 in %. Method: `{args.method}`, built-in summaries, minilm-onnx, paper chunking, full pools.", "",
              "| dataset | split | titles | questions | unidentifiable | look-alikes (median) | look-alike floor | "
@@ -99,9 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         got = " | ".join(f"{m[k]:.1f}" if k in m else "—" for k in ("all", "identifiable", "unidentifiable"))
         lines.append(f"| {r['dataset']} | {r['split']} | {r['titles']} | {r['questions']} | {r['unidentifiable']} | "
                      f"{r['lookalikes_median']} | {r['floor_drm@1']:.1f} | {got} |")
-    text = "\n".join(lines) + "\n"
-    (RESULTS / "title_floor.md").write_text(text, encoding="utf-8")
-    print(text)
+    write_results("title_floor", {"method": args.method, "rows": rows}, "\n".join(lines) + "\n")
     return 0
 
 
