@@ -15,6 +15,7 @@ Both runs need ``--questions`` (every question's figures at each k) and the same
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from typing import Any
 
@@ -36,6 +37,12 @@ def load(name: str, method: str, label: str) -> pd.DataFrame:
     if frame.empty:
         raise SystemExit(f"{name} has no rows of {method}")
     return frame.assign(method=label)
+
+
+def pools(name: str) -> tuple[dict[tuple[str, str], int], str]:
+    """(dataset-split, title style) -> documents searched, and the embedder, from a run's JSON."""
+    run = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+    return ({(f"{b['dataset']}-{b['split']}", b["titles"]): b["documents"] for b in run["blocks"]}, run["embedder"])
 
 
 def compare(before: pd.DataFrame, after: pd.DataFrame, resamples: int) -> list[dict[str, Any]]:
@@ -66,10 +73,11 @@ def compare(before: pd.DataFrame, after: pd.DataFrame, resamples: int) -> list[d
 
 def markdown(result: dict[str, Any]) -> str:
     lines = [f"# {result['method']}: {result['before']} -> {result['after']}, paired on the same questions", "",
-             f"Command: `{result['command']}` · {result['machine']['date']}", "",
+             f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
+             f"{result['machine']['date']}", "",
              "Mean over k = 1…64, %; difference = after - before in points with its 95 % bootstrap interval "
              "(questions resampled); for DRM lower is better.", "",
-             "| dataset | titles | subset | questions | DRM before -> after | Δ DRM [95 % CI] | "
+             "| dataset-split · pool | titles | subset | questions | DRM before -> after | Δ DRM [95 % CI] | "
              "recall before -> after | Δ recall [95 % CI] |", "|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
         cells = []
@@ -77,7 +85,8 @@ def markdown(result: dict[str, Any]) -> str:
             m = r[metric]
             est, low, high = m["difference"]
             cells += [f"{m['before']:.2f} -> {m['after']:.2f}", f"{est:+.2f} [{low:+.2f}, {high:+.2f}] {m['verdict']}"]
-        lines.append(f"| {r['dataset']} | {r['titles']} | {r['subset']} | {r['questions']} | " + " | ".join(cells) + " |")
+        head = f"| {r['dataset']} · {r['pool']} docs | {r['titles']} | {r['subset']} | {r['questions']} | "
+        lines.append(head + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -92,7 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     method = parse_method(args.method).name
     started = time.perf_counter()
     rows = compare(load(args.before, method, "before"), load(args.after, method, "after"), args.resamples)
-    result = {"method": method, "before": args.before, "after": args.after, "rows": rows, "machine": machine(),
+    (pool, embedder), (pool_after, embedder_after) = pools(args.before), pools(args.after)
+    if (pool, embedder) != (pool_after, embedder_after):
+        raise SystemExit("the two runs searched different pools or embedders")
+    for row in rows:
+        row["pool"] = pool[(row["dataset"], row["titles"])]
+    result = {"method": method, "before": args.before, "after": args.after, "embedder": embedder, "rows": rows,
+              "machine": machine(),
               "seconds": round(time.perf_counter() - started, 1),
               "command": "python bench/paired.py " + " ".join(argv or __import__("sys").argv[1:])}
     write_results(args.out, result, markdown(result))
