@@ -293,16 +293,21 @@ def run_metrics(run: RunFolder) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 @st.cache_data(show_spinner="Bootstrapping intervals…", max_entries=8)
-def _run_uncertainty(path: str, stamp: float, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def _run_uncertainty(
+    path: str, stamp: float, reference: str | None, resample: str,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     run = RunFolder(Path(path))
     if reference is None:
-        return run.intervals(), None
-    return run.intervals(), compare_to_reference(run.per_query(), reference)
+        return run.intervals(resample), None
+    return run.intervals(resample), compare_to_reference(run.per_query(), reference, resample=resample)
 
 
-def run_uncertainty(run: RunFolder, reference: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """A saved run's 95 % bootstrap intervals and, with a reference method, every method's paired difference."""
-    return _run_uncertainty(str(run.path), run.stamp, reference)
+def run_uncertainty(
+    run: RunFolder, reference: str | None, resample: str = "question",
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A saved run's 95 % bootstrap intervals and, with a reference method, every method's paired difference;
+    ``resample``: "question" or "document" (sac.evaluation.uncertainty)."""
+    return _run_uncertainty(str(run.path), run.stamp, reference, resample)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -101,19 +102,36 @@ INTERVAL_HEADERS = {"drm": "DRM % [95 % interval]", "precision": "precision % [9
                     "recall": "recall % [95 % interval]"}
 
 
-def uncertainty_ui(run: RunFolder, methods: list[str]) -> None:
-    """95 % bootstrap intervals and paired differences to a reference method, mean over k."""
-    st.markdown("**How sure are these figures?** 95 % bootstrap intervals over the questions (mean over k). "
+RESAMPLE_LABELS = {"question": "questions", "document": "documents (each with all its questions)"}
+
+
+def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
+    """95 % bootstrap intervals and paired differences to a reference method, mean over k; returns them for the
+    export (``{}`` when the run cannot give them)."""
+    st.markdown("**How sure are these figures?** 95 % bootstrap intervals (mean over k). "
                 "A difference whose interval includes 0 is within noise, not a win.")
-    reference = st.selectbox("Reference method for paired differences", methods, key="eval_reference",
-                             index=methods.index("baseline") if "baseline" in methods else 0)
-    intervals, diff = app_cache.run_uncertainty(run, reference if len(methods) > 1 else None)
+    cols = st.columns(2)
+    reference = cols[0].selectbox("Reference method for paired differences", methods, key="eval_reference",
+                                  index=methods.index("baseline") if "baseline" in methods else 0)
+    resample = cols[1].radio("Resample", list(RESAMPLE_LABELS), format_func=RESAMPLE_LABELS.get, horizontal=True,
+                             key="eval_resample",
+                             help="Questions about one contract tend to succeed or fail together (one routing, one "
+                             "summary). Resampling documents counts that, and its intervals are the ones to trust "
+                             "when the claim is about new contracts.")
+    try:
+        intervals, diff = app_cache.run_uncertainty(run, reference if len(methods) > 1 else None, resample)
+    except SacError as err:
+        st.warning(str(err))
+        return {}
     st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
+    export: dict[str, Any] = {"resample": resample, "intervals": intervals.to_dict("records")}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
         shown = shown[["dataset", "method_b", "metric", "difference", "verdict"]].rename(columns={"method_b": "method"})
         st.dataframe(shown, hide_index=True, key="eval_paired")
+        export["paired_differences"] = diff.to_dict("records")
+    return export
 
 
 runs = {r.run_id: r for r in list_runs(ws)}
@@ -148,15 +166,15 @@ right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_
 
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
 st.dataframe(summary_table(frame), key="eval_summary")
-uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
+uncertainty = uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
 with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
 cols = st.columns(2)
 cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=False), file_name=f"{run_id}.csv",
                         mime="text/csv", key="eval_download_csv", on_click=app_cache.record_export,
                         args=(f"run {run_id} metrics (CSV)",))
-cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records")},
-                                                     indent=1, default=str),
+cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records"),
+                                                      "uncertainty": uncertainty}, indent=1, default=str),
                         file_name=f"{run_id}.json", mime="application/json", key="eval_download_json",
                         on_click=app_cache.record_export, args=(f"run {run_id} metrics (JSON)",))
 

@@ -142,22 +142,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         frame.to_csv(args.out, index=False)
     show_ks = ["mean", *[k for k in (1, 8, 64) if k in ks]]
     print(summary_table(frame, show_ks).to_string())
-    _print_uncertainty(run, reference, [m.name for m in methods])
+    _print_uncertainty(run, reference, [m.name for m in methods], args.resample)
     print(f"\ntimings (s): {json.dumps(result.timings)}")
     print(f"run saved: {run.path}")
     return 0
 
 
-def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[str]) -> None:
-    """Mean over k with 95 % bootstrap intervals; with a reference, paired differences to it."""
+def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[str], resample: str = "question") -> None:
+    """Mean over k with 95 % bootstrap intervals (questions or documents resampled); with a reference, paired
+    differences to it."""
     from sac.evaluation.uncertainty import compare_to_reference, format_interval, interval_table
 
-    print("\nmean over k, 95 % bootstrap interval over questions:")
-    print(interval_table(run.intervals(), "mean").to_string())
+    unit = "questions" if resample == "question" else "documents (each with all its questions)"
+    print(f"\nmean over k, 95 % bootstrap interval, resampling {unit}:")
+    print(interval_table(run.intervals(resample), "mean").to_string())
     if reference and len(methods) > 1:
-        diff = compare_to_reference(run.per_query(), reference)
+        diff = compare_to_reference(run.per_query(), reference, resample=resample)
         diff["difference"] = [format_interval(r.estimate, r.low, r.high, difference=True) for r in diff.itertuples()]
-        print(f"\npaired difference to {reference} (same questions; mean over k):")
+        print(f"\npaired difference to {reference} (same questions; mean over k; resampling {resample}s):")
         print(diff[["dataset", "method_b", "metric", "difference", "verdict"]]
               .rename(columns={"method_b": "method"}).to_string(index=False))
 
@@ -484,6 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="also write metrics.csv here")
     p.add_argument("--reference", help="print each method's paired difference to this method, with its 95 %% "
                    "interval (default: baseline, when evaluated)")
+    p.add_argument("--resample", choices=["question", "document"], default="question",
+                   help="what the bootstrap draws: questions (default), or documents with all their questions, "
+                   "the honest unit when questions about one contract succeed or fail together")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("benchmark", help="build full-size benchmarks from the source datasets")

@@ -82,7 +82,8 @@ def _rescore(run: Path, dataset, k: int, method: str) -> float:
 def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     out = tmp_path / "metrics.csv"
     code, stdout, stderr = cli("eval", "--workspace", str(tmp_path / "ws"), "--datasets", "contractnli",
-                               "--methods", "baseline,sac-expert", "--k", "1,8", "--out", str(out), "-q")
+                               "--methods", "baseline,sac-expert", "--k", "1,8", "--out", str(out), "-q",
+                               "--resample", "document")
     assert code == 0, stderr
     assert "drm@mean" in stdout and "sac-expert" in stdout
     frame = pd.read_csv(out)
@@ -90,14 +91,18 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     runs = list((tmp_path / "ws" / "runs").iterdir())
     assert len(runs) == 1
     assert {p.name for p in runs[0].iterdir()} == {
-        "config.json", "metrics.csv", "per_query.csv", "intervals.csv", "retrieved.jsonl"}
-    # Every figure of metrics.csv has its 95 % interval, which holds the figure; the paired difference is printed.
-    intervals = pd.read_csv(runs[0] / "intervals.csv", dtype={"k": str}).set_index(["method", "k", "metric"])
-    for row in frame.itertuples():
-        for metric in ("precision", "recall", "drm"):
-            est, low, high = intervals.loc[(row.method, str(row.k), metric), ["estimate", "low", "high"]]
-            assert est == pytest.approx(getattr(row, metric)) and low <= est <= high
-    assert "95 % bootstrap interval" in stdout and "paired difference to baseline" in stdout
+        "config.json", "metrics.csv", "per_query.csv", "intervals.csv", "intervals_document.csv", "retrieved.jsonl"}
+    # Every figure of metrics.csv has its 95 % interval, questions or documents resampled, which holds the
+    # figure; the paired difference is printed, here with documents resampled as asked.
+    for name in ("intervals.csv", "intervals_document.csv"):
+        intervals = pd.read_csv(runs[0] / name, dtype={"k": str}).set_index(["method", "k", "metric"])
+        for row in frame.itertuples():
+            for metric in ("precision", "recall", "drm"):
+                est, low, high = intervals.loc[(row.method, str(row.k), metric), ["estimate", "low", "high"]]
+                assert est == pytest.approx(getattr(row, metric)) and low <= est <= high
+    per_query = pd.read_csv(runs[0] / "per_query.csv")
+    assert set(per_query["document"]) <= {f"contractnli/{f.name}" for f in (ROOT / "data/demo/corpus/contractnli").iterdir()}
+    assert "95 % bootstrap interval, resampling documents" in stdout and "paired difference to baseline" in stdout
     assert any(v in stdout for v in ("better", "worse", "within noise"))
     code, listed, stderr = cli("runs", "list", "--workspace", str(tmp_path / "ws"))
     assert code == 0, stderr

@@ -251,6 +251,18 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     paired = _frame(at, "verdict")
     assert set(paired["method"]) == set(METHODS) - {"baseline"} and set(paired["metric"]) == {"precision", "recall", "drm"}
     assert set(paired["verdict"]) <= {"better", "worse", "within noise"}
+    # Resampling documents (the demo's 52 questions are about 5 NDAs): the same estimates, other intervals,
+    # read from the run folder's intervals_document.csv.
+    at.radio(key="eval_resample").set_value("document").run()
+    _ok(at)
+    by_document = _frame(at, "DRM % [95 % interval]")
+    saved = run.intervals("document")
+    for method in METHODS:
+        cell = by_document.loc[("contractnli", method), "DRM % [95 % interval]"]
+        assert cell.split(" [")[0] == intervals.loc[("contractnli", method), "DRM % [95 % interval]"].split(" [")[0]
+        row = saved[(saved["method"] == method) & (saved["k"] == "mean") & (saved["metric"] == "drm")].iloc[0]
+        assert cell.endswith(f"[{100 * row['low']:.1f}, {100 * row['high']:.1f}]")
+    assert not by_document.equals(intervals)
 
     # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())

@@ -50,6 +50,9 @@ def test_a_saved_run_reads_back_from_its_folder(tmp_path, demo_datasets):
     assert run.metrics().query("k == 'mean'")["recall"].item() == pytest.approx(1.0)
     assert len(run.per_query()) == len(demo_datasets["contractnli"].queries)
     assert {"method", "metric", "low", "high"} <= set(run.intervals().columns)
+    # Rows that name no question's document (scored by hand here) cannot be resampled by document: said plainly.
+    with pytest.raises(ConfigError, match="needs a 'document' column"):
+        run.intervals("document")
     questions = {q.query_id: q.text for q in demo_datasets["contractnli"].queries}
     assert run.query_texts() == {("contractnli", qid): text for qid, text in questions.items()}
     assert run.description == f"{run.run_id} · contractnli · gold · pool of 2 path(s)"

@@ -203,6 +203,54 @@ def test_compare_to_reference_agrees_with_paired_difference():
     pd.testing.assert_frame_equal(mine, single)
 
 
+def with_documents(frame, per_document):
+    """Each question's document: question i belongs to document i // per_document."""
+    return frame.assign(document=[f"doc{int(q[1:]) // per_document}" for q in frame["query_id"]])
+
+
+def test_resampling_documents_draws_whole_documents():
+    # Two documents of 10 questions each: every hit of the first is right, every hit of the second wrong.
+    frame = with_documents(pd.DataFrame(rows("m", [0.5] * 20, wrong=[0] * 10 + [8] * 10)), 10)
+    questions = pick(bootstrap_intervals(frame, n_resamples=2000), k=8, metric="drm")
+    documents = pick(bootstrap_intervals(frame, n_resamples=2000, resample="document"), k=8, metric="drm")
+    assert questions["estimate"] == documents["estimate"] == 0.5
+    # Drawing 20 questions rarely gives fewer than 6 of either kind; drawing 2 documents gives one kind twice
+    # half the time, so a DRM of 0 and of 1 are both among the resamples.
+    assert 0.2 < questions["low"] < 0.5 < questions["high"] < 0.8
+    assert documents["low"] == 0.0 and documents["high"] == 1.0
+    # A constant metric stays exactly zero-width however many questions a draw holds.
+    precision = pick(bootstrap_intervals(frame, n_resamples=200, resample="document"), k=8, metric="precision")
+    assert precision["low"] == precision["high"] == 0.5
+
+
+def test_one_question_per_document_resamples_as_questions_do():
+    frame = random_run()
+    one_each = frame.assign(document=frame["dataset"] + "/" + frame["query_id"])
+    by_question = bootstrap_intervals(one_each, n_resamples=4000)
+    by_document = bootstrap_intervals(one_each, n_resamples=4000, resample="document")
+    assert (by_question["estimate"] == by_document["estimate"]).all()
+    # The same distribution, other draws: bounds agree to the bootstrap's own noise (at single k the figures
+    # move in steps of 1/34 with 17 questions, so the means over k are compared).
+    mean = by_question["k"] == "mean"
+    assert np.allclose(by_question.loc[mean, "low"], by_document.loc[mean, "low"], atol=0.015)
+    assert np.allclose(by_question.loc[mean, "high"], by_document.loc[mean, "high"], atol=0.015)
+    ratio = (by_question["high"] - by_question["low"]) / (by_document["high"] - by_document["low"])
+    assert 0.98 < ratio.mean() < 1.02
+
+
+def test_a_gain_on_one_document_is_a_win_by_questions_and_noise_by_documents():
+    # 20 documents of 10 questions; b fixes every question of document 0 and changes nothing else.
+    wrong_a = [8] * 10 + [4] * 190
+    frame = with_documents(pd.DataFrame(rows("a", [0.1] * 200, wrong=wrong_a)
+                                        + rows("b", [0.1] * 200, wrong=[0] * 10 + wrong_a[10:])), 10)
+    by_question = pick(paired_difference(frame, "a", "b", metric="drm", k=8), dataset="d")
+    by_document = pick(paired_difference(frame, "a", "b", metric="drm", k=8, resample="document"), dataset="d")
+    assert by_question["estimate"] == by_document["estimate"] == pytest.approx(-10 / 200)
+    assert by_question["verdict"] == "better"
+    # Document 0 is missing from about a third of the draws of 20 documents: then the difference is 0.
+    assert by_document["high"] == 0.0 and by_document["verdict"] == "within noise"
+
+
 def test_format_interval_and_interval_table():
     assert format_interval(0.436, 0.381, 0.49) == "43.6 % [38.1, 49.0]"
     assert format_interval(0.032, 0.010, 0.054, difference=True) == "+3.2 pp [+1.0, +5.4]"
@@ -224,6 +272,13 @@ def test_bad_input_fails_with_a_clear_message():
         paired_difference(frame, "baseline", "sac-expert", k=3)
     with pytest.raises(ConfigError, match="incomplete: \\['sac-expert@64'\\]"):
         bootstrap_intervals(frame.drop(index=frame.index[-1]))
+    with pytest.raises(ConfigError, match="needs a 'document' column"):
+        bootstrap_intervals(frame, resample="document")
+    with pytest.raises(ConfigError, match="resample must be one of \\['question', 'document'\\]"):
+        bootstrap_intervals(frame, resample="contract")
+    split = frame.assign(document=np.where(frame["method"] == "baseline", "a", "b"))
+    with pytest.raises(ConfigError, match="a question has two different documents"):
+        compare_to_reference(split, "baseline", resample="document")
     with pytest.raises(ConfigError, match="appears twice"):
         bootstrap_intervals(pd.concat([frame, frame.tail(1)]))
     with pytest.raises(ConfigError, match="confidence"):
@@ -290,3 +345,12 @@ def test_real_demo_questions_scored_by_the_run_reproduce_its_metrics(tmp_path):
     # Ranking the named document's windows first cuts DRM on these questions by far more than the noise.
     diff = paired_difference(per_query, "lexical", "lexical-named", metric="drm", n_resamples=300)
     assert (diff["verdict"] == "better").all(), diff
+    # Each question's document is its gold file; a half's 3 NDAs, drawn whole, spread DRM wider than its 26
+    # questions drawn one by one.
+    gold_file = {q.query_id: q.gold[0].doc_id for q in queries}
+    assert (per_query["document"] == per_query["query_id"].map(gold_file)).all()
+    assert per_query.groupby("dataset")["document"].nunique().tolist() == [3, 3]
+    by_document = bootstrap_intervals(per_query, n_resamples=300, resample="document")
+    width = {unit: f[(f["k"] == "mean") & (f["metric"] == "drm")].eval("high - low").to_numpy()
+             for unit, f in (("question", out), ("document", by_document))}
+    assert (width["document"] > width["question"]).all(), width

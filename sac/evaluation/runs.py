@@ -28,12 +28,13 @@ from sac.workbench import Workbench
 from sac.workspace import Workspace, atomic_write_text, read_jsonl, safe_name, utc_now
 
 METRIC_COLUMNS = ["dataset", "method", "k", "precision", "recall", "drm", "retrieved_chars", "queries"]
+INTERVAL_FILES = {"question": "intervals.csv", "document": "intervals_document.csv"}  # resample unit -> file
 
 
 @dataclass
 class EvalResult:
     metrics: list[dict[str, Any]]  # METRIC_COLUMNS rows; k is an int or "mean"
-    per_query: list[dict[str, Any]]  # dataset, query_id, method, k, precision, recall, drm, wrong
+    per_query: list[dict[str, Any]]  # dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document
     retrieved: list[dict[str, Any]]  # one row per (dataset, query, method), hits in rank order
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     corpora: dict[str, dict[str, int]] = field(default_factory=dict)  # dataset -> documents, distractors, chunks
@@ -105,6 +106,7 @@ def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[H
     """Add one method's per-query rows, retrieved rows and per-k metrics (plus the mean over k) to ``result``."""
     per_k: dict[int, list[QueryScore]] = {k: [] for k in ks}
     for query, query_hits in zip(ds.queries, hits):
+        document = "|".join(sorted(query.gold_doc_ids))  # what a document-level bootstrap draws
         result.retrieved.append({
             "dataset": ds.name, "query_id": query.query_id, "query": query.text, "method": method,
             "retrieved": [
@@ -118,7 +120,7 @@ def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[H
             result.per_query.append({
                 "dataset": ds.name, "query_id": query.query_id, "method": method, "k": k,
                 "precision": score.precision, "recall": score.recall, "drm": score.drm, "wrong": score.wrong,
-                "retrieved": score.retrieved,
+                "retrieved": score.retrieved, "document": document,
             })
     rows = []
     for k in ks:
@@ -164,8 +166,9 @@ class RunFolder:
     <workspace>/runs/<run id>/
       config.json      created, settings, config (no secrets), timings_s, corpora; written last
       metrics.csv      METRIC_COLUMNS: one row per (dataset, method, k), k also "mean"
-      per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong
+      per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document
       intervals.csv    95 % bootstrap intervals (questions resampled) of every figure in metrics.csv
+      intervals_document.csv   the same with documents resampled (each with all its questions)
       retrieved.jsonl  one row per (dataset, query, method): query text and hits (file_path, span, score)
     ```
     A folder counts as saved only once ``config.json`` exists; a saved run never changes.
@@ -212,12 +215,14 @@ class RunFolder:
     def per_query(self) -> pd.DataFrame:
         return pd.read_csv(self.path / "per_query.csv")
 
-    def intervals(self) -> pd.DataFrame:
-        """Bootstrap intervals; computed from per_query.csv for runs saved before intervals were kept."""
-        path = self.path / "intervals.csv"
-        if path.is_file():
+    def intervals(self, resample: str = "question") -> pd.DataFrame:
+        """Bootstrap intervals, questions or documents resampled (sac.evaluation.uncertainty); computed from
+        per_query.csv for runs saved before they were kept (ConfigError for documents where the run recorded
+        none)."""
+        path = self.path / INTERVAL_FILES.get(resample, "")
+        if resample in INTERVAL_FILES and path.is_file():
             return pd.read_csv(path, dtype={"k": str})
-        frame = bootstrap_intervals(self.per_query())
+        frame = bootstrap_intervals(self.per_query(), resample=resample)
         frame["k"] = frame["k"].astype(str)
         return frame
 
@@ -245,7 +250,9 @@ def save_run(
     atomic_write_text(run_dir / "metrics.csv", result.frame().to_csv(index=False))
     per_query = pd.DataFrame(result.per_query)
     atomic_write_text(run_dir / "per_query.csv", per_query.to_csv(index=False))
-    atomic_write_text(run_dir / "intervals.csv", bootstrap_intervals(per_query).to_csv(index=False))
+    for resample, name in INTERVAL_FILES.items():
+        if resample == "question" or "document" in per_query.columns:  # rows scored by score_method have it
+            atomic_write_text(run_dir / name, bootstrap_intervals(per_query, resample=resample).to_csv(index=False))
     atomic_write_text(
         run_dir / "retrieved.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.retrieved),
     )

@@ -15,8 +15,17 @@ Interval = ``[q(alpha/2), q(1 - alpha/2)]`` of the B figures, ``alpha = 1 - conf
 bootstrap). A paired difference ``b - a`` uses the same counts for both methods, so how hard the drawn
 questions are cancels out. The intervals cover question sampling only: corpus, model and summaries are fixed.
 
+``resample="document"`` draws a dataset's documents instead, each with all of its questions (a cluster
+bootstrap): ``c_i`` is then how often question i's document was drawn, and every ``/ n`` above becomes
+``/ sum_i c_i``. Questions about one contract share its routing, its summary and its wording, so they fail or
+succeed together; when the claim is about new contracts, the document is the unit that was sampled, and its
+intervals are the honest ones (wider, often by half: bench/README.md, "Resampling documents"). A question's
+document is the ``document`` column (its gold documents, "|"-joined when it has several, as ``score_method``
+writes it).
+
 Input rows are those of ``per_query.csv``: ``dataset, query_id, method, k, precision, recall, drm, wrong``
-and, when present, ``retrieved`` (snippets retrieved at k; inferred otherwise, see ``_retrieved``).
+and, when present, ``retrieved`` (snippets retrieved at k; inferred otherwise, see ``_retrieved``) and
+``document``.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from sac.errors import ConfigError
 METRICS = ("precision", "recall", "drm")
 LOWER_IS_BETTER = frozenset({"drm"})
 PER_QUERY_COLUMNS = ("dataset", "query_id", "method", "k", "precision", "recall", "drm", "wrong")
+RESAMPLE_UNITS = ("question", "document")  # what a bootstrap draw picks: one question, or one document's questions
 INTERVAL_COLUMNS = ["dataset", "method", "k", "metric", "estimate", "low", "high", "queries"]
 DIFFERENCE_COLUMNS = [
     "dataset", "k", "metric", "method_a", "method_b", "estimate", "low", "high", "excludes_zero", "verdict",
@@ -53,10 +63,12 @@ class _Replicates:
 
 def bootstrap_intervals(
     per_query: pd.DataFrame, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    resample: str = "question",
 ) -> pd.DataFrame:
     """Estimate and percentile interval per (dataset, method, k, metric), k = "mean" for the mean over k,
-    dataset = "overall" for the mean of the datasets (when there are two or more). Columns ``INTERVAL_COLUMNS``."""
-    rep = _replicates(per_query, n_resamples, seed)
+    dataset = "overall" for the mean of the datasets (when there are two or more). Columns ``INTERVAL_COLUMNS``.
+    ``resample``: "question" or "document" (module docstring)."""
+    rep = _replicates(per_query, n_resamples, seed, resample)
     bounds = {metric: _percentiles(rep.delta[metric], confidence) for metric in METRICS}
     rows = []
     # Run order (dataset, method, k), the three metrics of one figure next to each other.
@@ -70,26 +82,26 @@ def bootstrap_intervals(
 
 def paired_difference(
     per_query: pd.DataFrame, method_a: str, method_b: str, *, metric: str | Sequence[str] = "drm",
-    k: int | None = None, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    k: int | None = None, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0, resample: str = "question",
 ) -> pd.DataFrame:
-    """``method_b - method_a`` per dataset (and overall) on the same resampled questions.
+    """``method_b - method_a`` per dataset (and overall) on the same resampled questions (or documents).
 
     ``k=None`` compares the mean over k. ``verdict`` says "better" / "worse" for method_b when the
     interval excludes 0 (for DRM lower is better) and "within noise" otherwise. Columns ``DIFFERENCE_COLUMNS``."""
     frame = _checked(per_query)
     _check_methods(frame, [method_a, method_b])
-    rep = _replicates(frame[frame["method"].isin([method_a, method_b])], n_resamples, seed)
+    rep = _replicates(frame[frame["method"].isin([method_a, method_b])], n_resamples, seed, resample)
     return _differences(rep, method_a, [method_b], metric, k, confidence)
 
 
 def compare_to_reference(
     per_query: pd.DataFrame, reference: str, *, metric: str | Sequence[str] = METRICS, k: int | None = None,
-    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0, resample: str = "question",
 ) -> pd.DataFrame:
     """``paired_difference(reference, method)`` for every other method, in one frame."""
     frame = _checked(per_query)
     _check_methods(frame, [reference])
-    rep = _replicates(frame, n_resamples, seed)
+    rep = _replicates(frame, n_resamples, seed, resample)
     return _differences(rep, reference, [m for m in rep.methods if m != reference], metric, k, confidence)
 
 
@@ -111,12 +123,17 @@ def interval_table(intervals: pd.DataFrame, k: Any = "mean", *, digits: int = 1)
     return table.reindex(index=order, columns=[m for m in METRICS if m in table.columns])
 
 
-def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int) -> _Replicates:
+def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int, resample: str = "question") -> _Replicates:
+    if resample not in RESAMPLE_UNITS:
+        raise ConfigError(f"resample must be one of {list(RESAMPLE_UNITS)}, got {resample!r}")
     if not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
         raise ConfigError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ConfigError(f"seed must be a whole number >= 0, got {seed!r}")
     frame = _checked(per_query)
+    if resample == "document" and "document" not in frame.columns:
+        raise ConfigError("resampling documents needs a 'document' column (each question's gold documents), "
+                          "which runs saved before it was recorded lack: resample questions, or rerun")
     datasets = list(pd.unique(frame["dataset"]))  # run order: overall sums in the order the run did
     methods = list(pd.unique(frame["method"]))
     ks = sorted(int(k) for k in pd.unique(frame["k"]))
@@ -124,17 +141,22 @@ def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int) -> _Replic
     delta: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
     queries = []
     for name in datasets:
-        cube = _cube(frame[frame["dataset"] == name], name, methods, ks)
+        sub = frame[frame["dataset"] == name]
+        cube = _cube(sub, name, methods, ks)
         n = cube["precision"].shape[0]
         queries.append(n)
-        counts = _counts(name, n, n_resamples, seed)
+        if resample == "document":
+            counts = _document_counts(sub, name, n_resamples, seed)
+        else:
+            counts = _counts(name, n, n_resamples, seed)
+        drawn = counts.sum(axis=1).reshape(-1, 1, 1)  # n for every question draw; varies with documents
         shape = (n_resamples, len(methods), len(ks))
         for metric in ("precision", "recall"):
             x = cube[metric]
             # cumsum adds in question order, exactly as metrics.aggregate's sum(), so the estimate is bit-identical.
             e = np.cumsum(x, axis=0)[-1] / n
             # Resampling the deviations keeps a constant metric's interval exactly zero-width.
-            d = (counts @ (x - e).reshape(n, -1)).reshape(shape) / n
+            d = (counts @ (x - e).reshape(n, -1)).reshape(shape) / drawn
             est[metric].append(e)
             delta[metric].append(d)
         wrong, retrieved = cube["wrong"], cube["retrieved"]
@@ -209,6 +231,20 @@ def _counts(dataset: str, n: int, n_resamples: int, seed: int) -> np.ndarray:
     the same when methods or other datasets come and go (intervals and paired differences then agree)."""
     rng = np.random.default_rng([seed, zlib.crc32(dataset.encode("utf-8"))])
     return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(float)
+
+
+def _document_counts(sub: pd.DataFrame, dataset: str, n_resamples: int, seed: int) -> np.ndarray:
+    """(B, n) draw counts of the questions when the documents are drawn: each question counts as often as its
+    document was drawn. Questions in ``_cube``'s order; seeded apart from the question draws."""
+    first = sub.drop_duplicates("query_id").set_index("query_id")["document"]
+    if (sub.groupby("query_id")["document"].nunique(dropna=False) > 1).any():
+        raise ConfigError(f"dataset {dataset!r}: a question has two different documents; pass one run's rows")
+    documents = first.reindex(pd.unique(sub["query_id"])).astype(str).to_numpy()
+    labels, of_question = np.unique(documents, return_inverse=True)
+    m = len(labels)
+    rng = np.random.default_rng([seed, zlib.crc32(dataset.encode("utf-8")), 1])
+    drawn = rng.multinomial(m, np.full(m, 1.0 / m), size=n_resamples).astype(float)
+    return drawn[:, of_question]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
