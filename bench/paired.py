@@ -9,7 +9,10 @@
 Both runs need ``--questions`` (every question's figures at each k) and the same questions. Figures are the project's
 (DRM: wrong-document hits over all hits, sac.evaluation.metrics), the mean over k = 1…64; the difference is
 ``after - before`` in points; "better" / "worse" when its interval excludes 0
-(sac.evaluation.uncertainty.paired_difference, questions resampled). Writes bench/results/<out>.json and .md.
+(sac.evaluation.uncertainty.paired_difference), once with questions resampled and once with the split's
+documents resampled, each with all its questions: questions about one contract share its routing and tend to
+move together, so a change that only the question intervals call "better" may be one contract's luck (runs
+without each question's document get it from the benchmark). Writes bench/results/<out>.json and .md.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import time
 from typing import Any
 
 import pandas as pd
+import selection
 from common import RESULTS, machine, write_results
 
 from sac.evaluation.uncertainty import bootstrap_intervals, paired_difference
@@ -36,7 +40,7 @@ def load(name: str, method: str, label: str) -> pd.DataFrame:
     frame = frame[frame["method"] == method]
     if frame.empty:
         raise SystemExit(f"{name} has no rows of {method}")
-    return frame.assign(method=label)
+    return selection.with_documents(frame.assign(method=label))
 
 
 def pools(name: str) -> tuple[dict[tuple[str, str], int], str]:
@@ -61,12 +65,15 @@ def compare(before: pd.DataFrame, after: pd.DataFrame, resamples: int) -> list[d
             frame = frame.drop(columns=["titles", "identifiable"])
             ci = bootstrap_intervals(frame, n_resamples=resamples)
             means = ci[(ci["k"].astype(str) == "mean") & (ci["dataset"] != "overall")].set_index(["method", "metric"])
+            row["documents"] = int(frame["document"].nunique())
             for metric in ("drm", "recall", "precision"):
-                d = paired_difference(frame, "before", "after", metric=metric, n_resamples=resamples).iloc[0]
                 row[metric] = {"before": round(100 * means.loc[("before", metric), "estimate"], 2),
-                               "after": round(100 * means.loc[("after", metric), "estimate"], 2),
-                               "difference": [round(100 * d["estimate"], 2), round(100 * d["low"], 2),
-                                              round(100 * d["high"], 2)], "verdict": d["verdict"]}
+                               "after": round(100 * means.loc[("after", metric), "estimate"], 2)}
+                for unit, key in (("question", ""), ("document", "_by_document")):
+                    d = paired_difference(frame, "before", "after", metric=metric, n_resamples=resamples,
+                                          resample=unit).iloc[0]
+                    row[metric] |= {f"difference{key}": [round(100 * d["estimate"], 2), round(100 * d["low"], 2),
+                                                         round(100 * d["high"], 2)], f"verdict{key}": d["verdict"]}
             rows.append(row)
     return rows
 
@@ -75,17 +82,22 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"# {result['method']}: {result['before']} -> {result['after']}, paired on the same questions", "",
              f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
              f"{result['machine']['date']}", "",
-             "Mean over k = 1…64, %; difference = after - before in points with its 95 % bootstrap interval "
-             "(questions resampled); for DRM lower is better.", "",
-             "| dataset-split · pool | titles | subset | questions | DRM before -> after | Δ DRM [95 % CI] | "
-             "recall before -> after | Δ recall [95 % CI] |", "|---|---|---|---|---|---|---|---|"]
+             "Mean over k = 1…64, %; difference = after - before in points with its 95 % bootstrap interval, "
+             "questions resampled, then documents resampled (each with all its questions); for DRM lower is "
+             "better.", "",
+             "| dataset-split · pool | titles | subset | questions (documents) | DRM before -> after | Δ DRM "
+             "[95 % CI, questions] | [95 % CI, documents] | recall before -> after | Δ recall [95 % CI, questions] "
+             "| [95 % CI, documents] |", "|---" * 10 + "|"]
     for r in result["rows"]:
         cells = []
         for metric in ("drm", "recall"):
             m = r[metric]
             est, low, high = m["difference"]
             cells += [f"{m['before']:.2f} -> {m['after']:.2f}", f"{est:+.2f} [{low:+.2f}, {high:+.2f}] {m['verdict']}"]
-        head = f"| {r['dataset']} · {r['pool']} docs | {r['titles']} | {r['subset']} | {r['questions']} | "
+            _, low, high = m["difference_by_document"]
+            cells.append(f"[{low:+.2f}, {high:+.2f}] {m['verdict_by_document']}")
+        head = (f"| {r['dataset']} · {r['pool']} docs | {r['titles']} | {r['subset']} | {r['questions']} "
+                f"({r['documents']}) | ")
         lines.append(head + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -48,6 +48,7 @@ WORKSPACE = common.WORKSPACES / "selection"
 REFERENCE = "sac-generic"
 QUESTION_COLUMNS = [
     "dataset", "titles", "query_id", "identifiable", "method", "k", "precision", "recall", "drm", "wrong", "retrieved",
+    "document",
 ]
 SWEEP = ",".join([
     "baseline", "sac-generic", "sac-expert",
@@ -101,6 +102,20 @@ def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, l
     return out
 
 
+def with_documents(questions: pd.DataFrame) -> pd.DataFrame:
+    """A per-question frame of this script's with each question's ``document`` (its gold files, "|"-joined), read
+    from the benchmark where the run did not record it (runs before the column was kept)."""
+    if "document" in questions.columns:
+        return questions
+    found = {}
+    for name in pd.unique(questions["dataset"]):
+        dataset, split = str(name).split("-pool")[0].rsplit("-", 1)
+        for style, (ds, _) in load_split(dataset, split).items():
+            found.update({(name, style, q.query_id): "|".join(sorted(q.gold_doc_ids)) for q in ds.queries})
+    keys = zip(questions["dataset"], questions["titles"], questions["query_id"])
+    return questions.assign(document=[found[key] for key in keys])
+
+
 def _file_ids(ds: Dataset, prefix: str) -> Dataset:
     """Document ids as file names (``<file>.txt``, as ``read_folder`` of the split's corpus folder gives them),
     so this script's indexes are the ones ``sac ingest --docs`` would build for the same files."""
@@ -130,7 +145,9 @@ def sample_questions(ds: Dataset, n: int) -> Dataset:
 
 
 def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> list[dict[str, Any]]:
-    """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM difference to the reference."""
+    """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM difference to the reference;
+    where the rows name each question's document, DRM's interval and difference also with documents resampled
+    (``drm_by_document``, ``drm_vs_reference_by_document``)."""
     rows = []
     subsets = (("all", per_query), ("identifiable", per_query[per_query["identifiable"]]),
                ("unidentifiable", per_query[~per_query["identifiable"]]))
@@ -138,48 +155,68 @@ def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> li
         if frame.empty:
             continue
         frame = frame.drop(columns=["identifiable"])
-        ci = bootstrap_intervals(frame, n_resamples=resamples)
-        ci = ci[ci["dataset"] != "overall"]
-        diffs = {}
+        units = ("question", "document") if "document" in frame.columns else ("question",)
+        ci = {unit: bootstrap_intervals(frame, n_resamples=resamples, resample=unit) for unit in units}
+        diffs: dict[tuple[str, str], tuple[Any, ...]] = {}
         if REFERENCE in methods:
             for method in methods:
-                if method != REFERENCE:
-                    d = paired_difference(frame, REFERENCE, method, metric="drm", n_resamples=resamples).iloc[0]
-                    diffs[method] = (d["estimate"], d["low"], d["high"], d["verdict"])
+                for unit in units if method != REFERENCE else ():
+                    d = paired_difference(frame, REFERENCE, method, metric="drm", n_resamples=resamples,
+                                          resample=unit).iloc[0]
+                    diffs[method, unit] = (d["estimate"], d["low"], d["high"], d["verdict"])
         for method in methods:
-            get = ci[(ci["method"] == method)].set_index(["k", "metric"])
-            row: dict[str, Any] = {"subset": subset, "method": method, "questions": int(get.loc[("mean", "drm"), "queries"])}
+            get = {unit: c[(c["method"] == method) & (c["dataset"] != "overall")].set_index(["k", "metric"])
+                   for unit, c in ci.items()}
+            q = get["question"]
+            row: dict[str, Any] = {"subset": subset, "method": method, "questions": int(q.loc[("mean", "drm"), "queries"]),
+                                   "documents": int(frame["document"].nunique()) if "document" in frame.columns else None}
             for metric in ("drm", "precision", "recall"):
-                est, low, high = get.loc[("mean", metric), ["estimate", "low", "high"]]
+                est, low, high = q.loc[("mean", metric), ["estimate", "low", "high"]]
                 row[metric] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2)]
-            row["drm@1"] = round(100 * float(get.loc[(1, "drm"), "estimate"]), 2)
-            if method in diffs:
-                est, low, high, verdict = diffs[method]
-                row["drm_vs_reference"] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2), verdict]
+            if "document" in get:
+                est, low, high = get["document"].loc[("mean", "drm"), ["estimate", "low", "high"]]
+                row["drm_by_document"] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2)]
+            row["drm@1"] = round(100 * float(q.loc[(1, "drm"), "estimate"]), 2)
+            for unit, key in (("question", "drm_vs_reference"), ("document", "drm_vs_reference_by_document")):
+                if (method, unit) in diffs:
+                    est, low, high, verdict = diffs[method, unit]
+                    row[key] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2), verdict]
             rows.append(row)
     return rows
 
 
 def markdown(result: dict[str, Any]) -> str:
+    by_document = any("drm_by_document" in r for b in result["blocks"] for r in b["rows"])
     lines = [f"# Method selection, {result['split']} split", "",
              f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
              f"{result['machine']['date']} · load {result['machine']['loadavg']}", "",
              "DRM, precision and recall in %, mean over k = 1…64, with 95 % bootstrap intervals over questions; "
-             f"Δ DRM = paired difference to {REFERENCE} on the same questions (negative is better).", ""]
+             f"Δ DRM = paired difference to {REFERENCE} on the same questions (negative is better)."
+             + (" The columns marked *documents* resample the split's documents instead, each with all its "
+                "questions (sac.evaluation.uncertainty): the intervals to trust for new contracts." if by_document
+                else ""), ""]
     for block in result["blocks"]:
+        extra = ("| DRM, *documents* | Δ DRM, *documents* " if by_document else "")
         lines += [f"## {block['dataset']} · {block['split']} split · pool {block['documents']} documents · "
                   f"{block['titles']} titles", "",
-                  "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " "
+                  + extra + "|", "|---" * (10 if by_document else 8) + "|"]
         for r in block["rows"]:
-            diff = r.get("drm_vs_reference")
-            delta = f"{format_interval(*(x / 100 for x in diff[:3]), difference=True)} {diff[3]}" if diff else "—"
-            lines.append(f"| {r['subset']} | {r['method']} | {r['questions']} | "
-                         f"{format_interval(*(x / 100 for x in r['drm']))} | {r['drm@1']:.1f} | "
-                         f"{format_interval(*(x / 100 for x in r['precision']))} | "
-                         f"{format_interval(*(x / 100 for x in r['recall']))} | {delta} |")
+            cells = [str(r["subset"]), str(r["method"]), str(r["questions"]),
+                     format_interval(*(x / 100 for x in r["drm"])), f"{r['drm@1']:.1f}",
+                     format_interval(*(x / 100 for x in r["precision"])),
+                     format_interval(*(x / 100 for x in r["recall"])), _delta(r.get("drm_vs_reference"))]
+            if by_document:
+                ci = r.get("drm_by_document")
+                cells += [format_interval(*(x / 100 for x in ci)) if ci else "—",
+                          _delta(r.get("drm_vs_reference_by_document"))]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _delta(diff: list[Any] | None) -> str:
+    return f"{format_interval(*(x / 100 for x in diff[:3]), difference=True)} {diff[3]}" if diff else "—"
 
 
 def main(argv: list[str] | None = None) -> int:
