@@ -28,7 +28,7 @@ from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.runs import RunFolder
-from sac.evaluation.uncertainty import compare_to_reference
+from sac.evaluation.uncertainty import compare_to_reference, documents_per_dataset
 from sac.index import snapshot as index_snapshot
 from sac.index.client import make_client
 from sac.index.snapshot import IndexSnapshot
@@ -308,6 +308,16 @@ def run_uncertainty(
     """A saved run's 95 % bootstrap intervals and, with a reference method, every method's paired difference;
     ``resample``: "question" or "document" (sac.evaluation.uncertainty)."""
     return _run_uncertainty(str(run.path), run.stamp, reference, resample)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _run_documents(path: str, stamp: float) -> dict[str, int]:
+    return documents_per_dataset(RunFolder(Path(path)).per_query())
+
+
+def run_documents(run: RunFolder) -> dict[str, int]:
+    """Per dataset of a saved run, how many documents its questions are about (none for runs saved before)."""
+    return _run_documents(str(run.path), run.stamp)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

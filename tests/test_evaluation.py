@@ -103,6 +103,7 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     per_query = pd.read_csv(runs[0] / "per_query.csv")
     assert set(per_query["document"]) <= {f"contractnli/{f.name}" for f in (ROOT / "data/demo/corpus/contractnli").iterdir()}
     assert "95 % bootstrap interval, resampling documents" in stdout and "paired difference to baseline" in stdout
+    assert "rough: only 5 documents in contractnli to draw from" in stdout  # the demo's 5 NDAs
     assert any(v in stdout for v in ("better", "worse", "within noise"))
     code, listed, stderr = cli("runs", "list", "--workspace", str(tmp_path / "ws"))
     assert code == 0, stderr

@@ -263,6 +263,7 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
         row = saved[(saved["method"] == method) & (saved["k"] == "mean") & (saved["metric"] == "drm")].iloc[0]
         assert cell.endswith(f"[{100 * row['low']:.1f}, {100 * row['high']:.1f}]")
     assert not by_document.equals(intervals)
+    assert any(c.value == "Rough: only 5 documents in contractnli to draw from." for c in at.caption)
 
     # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())

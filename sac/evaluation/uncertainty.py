@@ -19,9 +19,10 @@ questions are cancels out. The intervals cover question sampling only: corpus, m
 bootstrap): ``c_i`` is then how often question i's document was drawn, and every ``/ n`` above becomes
 ``/ sum_i c_i``. Questions about one contract share its routing, its summary and its wording, so they fail or
 succeed together; when the claim is about new contracts, the document is the unit that was sampled, and its
-intervals are the honest ones (wider, often by half: bench/README.md, "Resampling documents"). A question's
-document is the ``document`` column (its gold documents, "|"-joined when it has several, as ``score_method``
-writes it).
+intervals are the honest ones (on the full benchmarks about three times as wide: bench/README.md, "Resampling
+documents"). With few documents (the demo's 5 NDAs) the draws can take only a few shapes and such intervals
+are rough themselves. A question's document is the ``document`` column (its gold documents, "|"-joined when it
+has several, as ``score_method`` writes it).
 
 Input rows are those of ``per_query.csv``: ``dataset, query_id, method, k, precision, recall, drm, wrong``
 and, when present, ``retrieved`` (snippets retrieved at k; inferred otherwise, see ``_retrieved``) and
@@ -103,6 +104,16 @@ def compare_to_reference(
     _check_methods(frame, [reference])
     rep = _replicates(frame, n_resamples, seed, resample)
     return _differences(rep, reference, [m for m in rep.methods if m != reference], metric, k, confidence)
+
+
+FEW_DOCUMENTS = 10  # under this many documents a document bootstrap can draw only a few shapes: rough intervals
+
+
+def documents_per_dataset(per_query: pd.DataFrame) -> dict[str, int]:
+    """How many documents each dataset's questions are about (what a document bootstrap draws from)."""
+    if "document" not in per_query.columns:
+        return {}
+    return {str(k): int(v) for k, v in per_query.groupby("dataset", sort=False)["document"].nunique().items()}
 
 
 def format_interval(estimate: float, low: float, high: float, *, digits: int = 1, difference: bool = False) -> str:
