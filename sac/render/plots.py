@@ -60,9 +60,12 @@ def methods_in(frame: pd.DataFrame) -> list[str]:
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    # The legend sits under the plot: beside it, a composed method's name ("sac-generic+docs1+names") took half
+    # of a two-column chart's width.
     fig.update_layout(
         title=title, xaxis_title=x, yaxis_title=y, legend_title_text="method", template="plotly_white",
-        margin={"l": 50, "r": 20, "t": 50, "b": 45}, height=360,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+        margin={"l": 50, "r": 20, "t": 50, "b": 45}, height=420,
     )
     return fig
 
