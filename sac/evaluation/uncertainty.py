@@ -46,6 +46,7 @@ METRICS = ("precision", "recall", "drm")
 LOWER_IS_BETTER = frozenset({"drm"})
 PER_QUERY_COLUMNS = ("dataset", "query_id", "method", "k", "precision", "recall", "drm", "wrong")
 RESAMPLE_UNITS = ("question", "document")  # what a bootstrap draw picks: one question, or one document's questions
+FEW_DOCUMENTS = 10  # under this many documents a document bootstrap can draw only a few shapes: rough intervals
 INTERVAL_COLUMNS = ["dataset", "method", "k", "metric", "estimate", "low", "high", "queries"]
 DIFFERENCE_COLUMNS = [
     "dataset", "k", "metric", "method_a", "method_b", "estimate", "low", "high", "excludes_zero", "verdict",
@@ -104,9 +105,6 @@ def compare_to_reference(
     _check_methods(frame, [reference])
     rep = _replicates(frame, n_resamples, seed, resample)
     return _differences(rep, reference, [m for m in rep.methods if m != reference], metric, k, confidence)
-
-
-FEW_DOCUMENTS = 10  # under this many documents a document bootstrap can draw only a few shapes: rough intervals
 
 
 def documents_per_dataset(per_query: pd.DataFrame) -> dict[str, int]:
