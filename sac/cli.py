@@ -426,7 +426,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if args.action == "show":
         if len(args.run_ids) != 1:
             raise ConfigError("`runs show` takes one run id")
-        print(summary_table(open_run(ws, args.run_ids[0]).metrics()).to_string())
+        run = open_run(ws, args.run_ids[0])
+        print(summary_table(run.metrics()).to_string())
+        methods = list(dict.fromkeys(run.metrics()["method"]))
+        _print_uncertainty(run, args.reference or ("baseline" if "baseline" in methods else None), methods, args.resample)
         return 0
     if len(args.run_ids) != 2:
         raise ConfigError("`runs compare` takes two run ids")
@@ -565,6 +568,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("runs", parents=[common], help="list, show or compare saved runs")
     p.add_argument("action", choices=["list", "show", "compare"])
     p.add_argument("run_ids", nargs="*")
+    p.add_argument("--reference", help="show: each method's paired difference to this one (default: baseline, if run)")
+    p.add_argument("--resample", choices=["question", "document"], default="question",
+                   help="show: what the bootstrap draws (as for eval)")
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser(

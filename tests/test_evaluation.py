@@ -108,6 +108,13 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     code, listed, stderr = cli("runs", "list", "--workspace", str(tmp_path / "ws"))
     assert code == 0, stderr
     assert runs[0].name in listed
+    # A saved run's uncertainty reads back either way, without retrieving again.
+    code, shown, stderr = cli("runs", "show", runs[0].name, "--workspace", str(tmp_path / "ws"), "--resample", "document",
+                              "--reference", "sac-expert")
+    assert code == 0, stderr
+    assert "resampling documents" in shown and "paired difference to sac-expert" in shown
+    drm = intervals.loc[("sac-expert", "mean", "drm"), ["estimate", "low", "high"]]  # intervals_document.csv, above
+    assert f"{100 * drm['estimate']:.1f} % [{100 * drm['low']:.1f}, {100 * drm['high']:.1f}]" in shown
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):
