@@ -100,6 +100,22 @@ def test_figures_carry_the_numbers_in_percent():
     scatter = precision_vs_recall(frame)
     assert list(scatter.data[0].text) == ["k=1", "k=8"]
     assert results_table(frame)["drm %"].max() == pytest.approx(68.0)
+    # Legends sit under the plot, titled by what their entries are: methods here, review labels below.
+    for figure in (fig, bars, pr, scatter):
+        assert figure.layout.legend.orientation == "h" and figure.layout.legend.title.text == "method"
+
+
+def test_review_label_chart_stacks_labels_per_method():
+    from sac.evaluation.review import ChunkLabel, label_summary
+    from sac.render.plots import label_counts_figure
+
+    labels = [ChunkLabel("demo", "q1", "question", m, "a.txt", start, start + 10, label, "reviewer")
+              for m, start, label in (("baseline", 0, "wrong document"), ("baseline", 20, "relevant"),
+                                      ("sac-expert", 0, "relevant"))]
+    fig = label_counts_figure(label_summary(labels))
+    bars = {t.name: list(t.y) for t in fig.data}
+    assert bars["relevant"] == [1, 1] and bars["wrong document"] == [1, 0]
+    assert list(fig.data[0].x) == ["baseline", "sac-expert"] and fig.layout.legend.title.text == "label"
 
 
 def test_catalog_lists_the_demo_with_cli_names_and_saves_uploaded_benchmarks():

@@ -59,11 +59,11 @@ def methods_in(frame: pd.DataFrame) -> list[str]:
     return sorted(names, key=lambda m: (m != "baseline", names.index(m)))
 
 
-def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+def _layout(fig: go.Figure, title: str, x: str, y: str, legend: str = "method") -> go.Figure:
     # The legend sits under the plot: beside it, a composed method's name ("sac-generic+docs1+names") took half
     # of a two-column chart's width.
     fig.update_layout(
-        title=title, xaxis_title=x, yaxis_title=y, legend_title_text="method", template="plotly_white",
+        title=title, xaxis_title=x, yaxis_title=y, legend_title_text=legend, template="plotly_white",
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
         margin={"l": 50, "r": 20, "t": 50, "b": 45}, height=420,
     )
@@ -163,7 +163,7 @@ def label_counts_figure(summary: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Bar(x=summary["method"].tolist(), y=summary[label].tolist(), name=label,
                              marker_color=colors.get(label)))
     fig.update_layout(barmode="stack")
-    return _layout(fig, "Review labels per method", "method", "labelled chunks")
+    return _layout(fig, "Review labels per method", "method", "labelled chunks", legend="label")
 
 
 RUN_DIFF_NUMBERS = ("precision % (A)", "precision % (B)", "Δ precision", "recall % (A)", "recall % (B)", "Δ recall",
