@@ -124,8 +124,8 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     except SacError as err:
         st.warning(str(err))
         return {}
-    few = {d: n for d, n in app_cache.run_documents(run).items() if n < FEW_DOCUMENTS}
-    if resample == "document" and few:
+    few = {d: n for d, n in app_cache.run_documents(run).items() if n < FEW_DOCUMENTS} if resample == "document" else {}
+    if few:
         st.caption("Rough: only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from.")
     st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     export: dict[str, Any] = {"resample": resample, "intervals": intervals.to_dict("records")}

@@ -161,12 +161,13 @@ def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[
 
     unit = "questions" if resample == "question" else "documents (each with all its questions)"
     print(f"\nmean over k, 95 % bootstrap interval, resampling {unit}:")
-    few = {d: n for d, n in documents_per_dataset(run.per_query()).items() if n < FEW_DOCUMENTS}
+    per_query = run.per_query()
+    few = {d: n for d, n in documents_per_dataset(per_query).items() if n < FEW_DOCUMENTS}
     if resample == "document" and few:
         print("rough: only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from")
     print(interval_table(run.intervals(resample), "mean").to_string())
     if reference and len(methods) > 1:
-        diff = compare_to_reference(run.per_query(), reference, resample=resample)
+        diff = compare_to_reference(per_query, reference, resample=resample)
         diff["difference"] = [format_interval(r.estimate, r.low, r.high, difference=True) for r in diff.itertuples()]
         print(f"\npaired difference to {reference} (same questions; mean over k; resampling {resample}s):")
         print(diff[["dataset", "method_b", "metric", "difference", "verdict"]]
@@ -427,8 +428,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if len(args.run_ids) != 1:
             raise ConfigError("`runs show` takes one run id")
         run = open_run(ws, args.run_ids[0])
-        print(summary_table(run.metrics()).to_string())
-        methods = list(dict.fromkeys(run.metrics()["method"]))
+        metrics = run.metrics()
+        print(summary_table(metrics).to_string())
+        methods = list(dict.fromkeys(metrics["method"]))
         _print_uncertainty(run, args.reference or ("baseline" if "baseline" in methods else None), methods, args.resample)
         return 0
     if len(args.run_ids) != 2:
