@@ -14,7 +14,7 @@ from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
 from sac.evaluation import diagnostics
 from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, query_diff, save_run, summary_table
-from sac.evaluation.uncertainty import FEW_DOCUMENTS, format_interval, interval_table
+from sac.evaluation.uncertainty import format_interval, interval_table
 from sac.ingest import catalog
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.pools import attach_pool
@@ -124,9 +124,8 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     except SacError as err:
         st.warning(str(err))
         return {}
-    few = {d: n for d, n in app_cache.run_documents(run).items() if n < FEW_DOCUMENTS} if resample == "document" else {}
-    if few:
-        st.caption("Rough: only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from.")
+    if note := app_cache.run_few_documents(run, resample):
+        st.caption(f"Rough: {note}.")
     st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     export: dict[str, Any] = {"resample": resample, "intervals": intervals.to_dict("records")}
     if diff is not None and len(diff):

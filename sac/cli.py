@@ -151,20 +151,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[str], resample: str = "question") -> None:
     """Mean over k with 95 % bootstrap intervals (questions or documents resampled); with a reference, paired
     differences to it."""
-    from sac.evaluation.uncertainty import (
-        FEW_DOCUMENTS,
-        compare_to_reference,
-        documents_per_dataset,
-        format_interval,
-        interval_table,
-    )
+    from sac.evaluation.uncertainty import compare_to_reference, few_documents_note, format_interval, interval_table
 
     unit = "questions" if resample == "question" else "documents (each with all its questions)"
     print(f"\nmean over k, 95 % bootstrap interval, resampling {unit}:")
     per_query = run.per_query()
-    few = {d: n for d, n in documents_per_dataset(per_query).items() if n < FEW_DOCUMENTS}
-    if resample == "document" and few:
-        print("rough: only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from")
+    if note := few_documents_note(per_query, resample):
+        print(f"rough: {note}")
     print(interval_table(run.intervals(resample), "mean").to_string())
     if reference and len(methods) > 1:
         diff = compare_to_reference(per_query, reference, resample=resample)

@@ -17,6 +17,8 @@ from sac.evaluation.uncertainty import (
     INTERVAL_COLUMNS,
     bootstrap_intervals,
     compare_to_reference,
+    documents_per_dataset,
+    few_documents_note,
     format_interval,
     interval_table,
     paired_difference,
@@ -221,6 +223,14 @@ def test_resampling_documents_draws_whole_documents():
     # A constant metric stays exactly zero-width however many questions a draw holds.
     precision = pick(bootstrap_intervals(frame, n_resamples=200, resample="document"), k=8, metric="precision")
     assert precision["low"] == precision["high"] == 0.5
+
+
+def test_few_documents_are_named_only_when_documents_are_resampled():
+    frame = with_documents(pd.DataFrame(rows("m", [0.5] * 20, dataset="nli") + rows("m", [0.5] * 40, dataset="cuad")), 4)
+    assert documents_per_dataset(frame) == {"nli": 5, "cuad": 10}
+    assert few_documents_note(frame, "document") == "only 5 documents in nli to draw from"
+    assert few_documents_note(frame, "question") is None
+    assert few_documents_note(frame[frame["dataset"] == "cuad"], "document") is None
 
 
 def test_one_question_per_document_resamples_as_questions_do():

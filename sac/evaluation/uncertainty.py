@@ -114,6 +114,15 @@ def documents_per_dataset(per_query: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in per_query.groupby("dataset", sort=False)["document"].nunique().items()}
 
 
+def few_documents_note(per_query: pd.DataFrame, resample: str) -> str | None:
+    """"only 5 documents in contractnli to draw from" when documents are resampled and some dataset has fewer than
+    ``FEW_DOCUMENTS``: its intervals are rough. None otherwise."""
+    few = {d: n for d, n in documents_per_dataset(per_query).items() if n < FEW_DOCUMENTS}
+    if resample != "document" or not few:
+        return None
+    return "only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from"
+
+
 def format_interval(estimate: float, low: float, high: float, *, digits: int = 1, difference: bool = False) -> str:
     """``"43.6 % [38.1, 49.0]"`` from fractions; ``difference=True`` gives ``"+3.2 pp [+1.0, +5.4]"``."""
     if any(not math.isfinite(v) for v in (estimate, low, high)):
