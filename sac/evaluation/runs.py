@@ -219,9 +219,9 @@ class RunFolder:
         """Bootstrap intervals, questions or documents resampled (sac.evaluation.uncertainty); computed from
         per_query.csv for runs saved before they were kept (ConfigError for documents where the run recorded
         none)."""
-        path = self.path / INTERVAL_FILES.get(resample, "")
-        if resample in INTERVAL_FILES and path.is_file():
-            return pd.read_csv(path, dtype={"k": str})
+        name = INTERVAL_FILES.get(resample)  # an unknown unit falls through to bootstrap_intervals' error
+        if name and (self.path / name).is_file():
+            return pd.read_csv(self.path / name, dtype={"k": str})
         frame = bootstrap_intervals(self.per_query(), resample=resample)
         frame["k"] = frame["k"].astype(str)
         return frame
