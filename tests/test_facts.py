@@ -3,6 +3,7 @@ bench/summary_facts.py, and the shares of facts named on a fixed real sample aga
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,40 @@ def test_a_title_is_not_taken_from_a_lettered_exhibit_or_cut_by_a_notice_before_
                                "NOT MATERIAL IF PUBLICLY DISCLOSED. SPONSORED RESEARCH AND LICENSE AGREEMENT This "
                                "Sponsored Research and License Agreement is entered into ...")
     assert extract_facts(notice).title == "Sponsored Research and License Agreement"
+
+
+def test_a_document_type_named_with_what_it_is_of_is_the_whole_title_and_no_party():
+    # The standard opening of a merger agreement: "AND PLAN OF MERGER" once read as a title cut at "PLAN" and
+    # a fourth party ("Agreement and Plan between ... and Plan of Merger").
+    merger = Document("m.txt", "AGREEMENT AND PLAN OF MERGER\n\nby and among\n\nALPHA HOLDINGS, INC.,\n\n"
+                               "BETA MERGER SUB, INC.\n\nand\n\nGAMMA SYSTEMS CORPORATION\n\nDated as of January 12, "
+                               "2020\n\nThis AGREEMENT AND PLAN OF MERGER (this \"Agreement\"), dated as of January 12, "
+                               "2020, is entered into by and among Alpha Holdings, Inc., a Delaware corporation "
+                               "(\"Parent\"), Beta Merger Sub, Inc., a Delaware corporation, and Gamma Systems "
+                               "Corporation, a Delaware corporation (the \"Company\").\n\nARTICLE I THE MERGER ...")
+    facts = extract_facts(merger)
+    assert facts.title == "Agreement and Plan of Merger"
+    assert [p.name for p in facts.parties] == [
+        "Alpha Holdings, Inc.", "Beta Merger Sub, Inc.", "Gamma Systems Corporation"]
+    summary = BuiltinSummarizer("generic").summarize(merger).text
+    assert summary.startswith("Agreement and Plan of Merger between Alpha Holdings") and summary.count("Plan of") == 1
+    assert not_a_name("Plan of Merger") == "heading"
+    for head, title in [
+        ("MEMORANDUM OF UNDERSTANDING\n\nThis Memorandum is made between ...", "Memorandum of Understanding"),
+        ("Statement of Work\n\nThis Statement of Work is issued under ...", "Statement of Work"),
+        ("THIS DEED OF ASSIGNMENT is made on 3 May 2006 between ...", "Deed of Assignment"),
+    ]:
+        assert extract_facts(Document("t.txt", head)).title == title, head
+
+
+def test_a_public_body_named_with_of_stays_a_party():
+    # ContractNLI's bid NDA opens "by and between COUNTY OF LOUDOUN, VIRGINIA with offices at ...".
+    paths = [CUAD.parent / "contractnli" / f"{split}.json" for split in ("dev", "test")]
+    if not all(path.is_file() for path in paths):
+        pytest.fail(f"{paths[0].parent} not found: these tests need ../shared/data beside the checkout")
+    text = next(d["text"] for path in paths for d in json.loads(path.read_text("utf-8"))["documents"]
+                if "COUNTY OF LOUDOUN" in d["text"])
+    assert "County of Loudoun" in [p.name for p in extract_facts(Document("bid.txt", text)).parties]
 
 
 @pytest.mark.parametrize("file, wrong, right", [

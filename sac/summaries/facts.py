@@ -19,7 +19,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 4  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 5  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -27,14 +27,23 @@ _TYPE_WORDS = (
     r"INDENTURE|GUARANTY|GUARANTEE|CHARTER|BYLAWS|STATEMENT|PLAN|TERMS|NDA"
 )
 _TYPE_WORD_RE = re.compile(rf"\b(?:{_TYPE_WORDS})S?\b", re.IGNORECASE)
+# Document types named by a type word and what it is of: "Agreement and Plan of Merger", "Memorandum of
+# Understanding", "Statement of Work". The title runs on to the object, which is legal vocabulary, never a name.
+_OF_OBJECTS = (
+    "MERGER", "REORGANIZATION", "ARRANGEMENT", "AMALGAMATION", "LIQUIDATION", "DISSOLUTION", "CONVERSION",
+    "SHARE EXCHANGE", "UNDERSTANDING", "INTENT", "WORK", "SALE", "TRUST", "ATTORNEY", "SERVICE", "USE",
+    "INCORPORATION", "ASSOCIATION", "COVENANTS?", "ASSIGNMENT",
+)
+_OF_TAIL_CAPS = rf"(?:[ \t]+OF[ \t]+(?:{'|'.join(_OF_OBJECTS)})\b)?"
+_OF_TAIL = rf"(?:\s+of\s+(?i:{'|'.join(_OF_OBJECTS)})\b)"
 # A run of upper-case words ending in a document-type word, e.g. "JOINT VENTURE AGREEMENT".
 _CAPS_TITLE_RE = re.compile(
     rf"(?<![A-Za-z])((?:[A-Z0-9#][A-Z0-9&'’.,/#-]*[ \t]+|(?:OF|AND|TO|FOR|THE|ON|IN)[ \t]+){{0,8}}"
-    rf"(?:{_TYPE_WORDS})S?(?:[ \t]+NO\.[ \t]*\d+)?)(?![a-z])"
+    rf"(?:{_TYPE_WORDS})S?(?:[ \t]+NO\.[ \t]*\d+)?{_OF_TAIL_CAPS})(?![a-z])"
 )
 # "This Mutual Non-Disclosure Agreement is made ..." in running text.
 _THIS_TITLE_RE = re.compile(
-    rf"\b(?:This|THIS)\s+((?:[A-Z][\w'’-]*\s+|(?:of|and|to|for|on|the)\s+){{0,7}}(?:{_TYPE_WORDS})S?)\b",
+    rf"\b(?:This|THIS)\s+((?:[A-Z][\w'’-]*\s+|(?:of|and|to|for|on|the)\s+){{0,7}}(?:{_TYPE_WORDS})S?{_OF_TAIL}?)\b",
     re.IGNORECASE,
 )
 _BOILERPLATE_LINE_RE = re.compile(
@@ -177,7 +186,8 @@ def _caps_title(segment: str, stop: str = r"\bTHIS\b") -> str | None:
 # "Corporate Sponsorship Agreement Between Alpha and Beta Inc. This Agreement ...".
 _LEAD_TITLE_RE = re.compile(
     r"^((?:[A-Z][\w&'’-]*\s+(?:(?:and|of|for|to|the|on|&)\s+)?){0,6}"
-    r"(?:Agreement|Contract|Amendment|Addendum|Licen[cs]e|Lease|Memorandum|Undertaking|Indenture|Guarant(?:y|ee)))"
+    r"(?:(?:Agreement|Contract|Amendment|Addendum|Licen[cs]e|Lease|Memorandum|Undertaking|Indenture|Guarant(?:y|ee))"
+    rf"{_OF_TAIL}?|Plan{_OF_TAIL}))"
     r"(?=\s+(?:[Bb]etween|BETWEEN|[Bb]y|[Dd]ated|[Mm]ade|This|THIS|is|[Ee]ntered|[Aa]mong)\b)"
 )
 

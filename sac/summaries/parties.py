@@ -249,6 +249,8 @@ def not_a_name(name: str) -> str | None:
         return "heading"
     if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()) or re.match(r"no\.?\s", low):
         return "heading"  # "No Partnership", "No. 6 Example Road"
+    if re.match(r"(?:plan|statement|letter|terms|articles|certificate|bill|notice)\s+of\s", low):
+        return "heading"  # a document type in a title ("Agreement and Plan of Merger"), not "and Plan of Merger"
     return None
 
 
