@@ -600,6 +600,27 @@ def chunking_select(key: str) -> None:
         set_settings(chunking=choice)
 
 
+# The session's corpus: the one last chosen or built on any page. Every page keeps its own picker (and its URL
+# binding, on Compare); a picker moves to the session's corpus when that changed since the picker last showed,
+# so a corpus just uploaded on Corpus is the one Summaries, Compare and the map open on.
+_CURRENT_CORPUS = "current_corpus"
+
+
+def set_current_corpus(name: str) -> None:
+    st.session_state[_CURRENT_CORPUS] = name
+
+
+def corpus_picker(names: Sequence[str], key: str, where: Any = None, **kwargs: Any) -> str:
+    """A "Corpus" select box over ``names`` that follows the session's corpus; what is picked becomes it."""
+    current = st.session_state.get(_CURRENT_CORPUS)
+    seen = f"{key}__corpus_seen"
+    if current in names and st.session_state.get(seen) != current:
+        st.session_state[key] = current
+    chosen = (where or st).selectbox("Corpus", list(names), key=key, **kwargs)
+    st.session_state[_CURRENT_CORPUS] = st.session_state[seen] = chosen
+    return str(chosen)
+
+
 def index_settings_caption(cfg: SacConfig) -> str:
     overlap = f", overlap {cfg.chunk_overlap}" if cfg.chunk_overlap else ""
     return (f"Index settings: chunks of {cfg.chunk_size} characters{overlap}, {cfg.chunking} chunking "

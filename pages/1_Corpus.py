@@ -118,8 +118,7 @@ def start(wb: Any, label: str, steps: list[BuildStep]) -> None:
     """Start the build in the background and show it: its progress is in the sidebar on every page."""
     app_cache.start_build(wb, label, steps)
     st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1  # empty uploader
-    if st.session_state.get("corpus_shown") != steps[-1].corpus:  # an upload, above the corpus picker: show it
-        st.session_state["corpus_shown"] = steps[-1].corpus
+    app_cache.set_current_corpus(steps[-1].corpus)  # the upload: this page's list and every other page show it
     st.rerun()
 
 
@@ -219,8 +218,8 @@ if not entries:
     st.info("No corpus yet.")
     st.stop()
 by_name = {e.name: e for e in entries}
-shown = st.selectbox("Corpus", list(by_name), format_func=lambda n: by_name[n].label, key="corpus_shown",
-                     persist_state="session")
+shown = app_cache.corpus_picker(list(by_name), "corpus_shown", format_func=lambda n: by_name[n].label,
+                                persist_state="session")
 try:
     data = app_cache.dataset(by_name[shown])
 except SacError as err:

@@ -58,8 +58,8 @@ if not entries:
     st.info("No corpus yet: load the demo on the home page or upload documents on **Corpus**.")
     st.stop()
 
-corpus = st.selectbox("Corpus", list(entries), format_func=lambda n: entries[n].label, key="sum_corpus",
-                      persist_state="session")
+corpus = app_cache.corpus_picker(list(entries), "sum_corpus", format_func=lambda n: entries[n].label,
+                                persist_state="session")
 try:
     data = app_cache.dataset(entries[corpus])
 except SacError as err:

@@ -63,8 +63,8 @@ if not indexed:
 
 by_name = {e.name: e for e in indexed}
 top = st.columns([2, 1, 2])
-corpus = top[0].selectbox("Corpus", list(by_name), key="cmp_corpus", bind="query-params",
-                          help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
+corpus = app_cache.corpus_picker(list(by_name), "cmp_corpus", top[0], bind="query-params",
+                                help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
 entry = by_name[corpus]
 available = app_cache.built_methods(wb, corpus)
 app_cache.incomplete_notice(wb, corpus)

@@ -31,7 +31,7 @@ if not indexed:
 
 by_name = {e.name: e for e in indexed}
 cols = st.columns([2, 2, 2, 1])
-corpus = cols[0].selectbox("Corpus", list(by_name), key="map_corpus")
+corpus = app_cache.corpus_picker(list(by_name), "map_corpus", cols[0])
 available = app_cache.built_methods(wb, corpus)
 app_cache.incomplete_notice(wb, corpus)
 left = cols[1].selectbox("Left", available, index=available.index("baseline") if "baseline" in available else 0,

@@ -423,6 +423,32 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     assert [d.doc_id for d in ws.load_corpus("uploads")] == ["inner/policy.html", "notes.md"]
 
 
+def test_a_corpus_just_uploaded_is_the_one_every_page_opens_on(demo_copy):
+    # One session, as a user clicks through it: Summaries first (on the demo), then an upload on Corpus.
+    at = _ok(_app().switch_page("pages/2_Summaries.py").run())
+    first = at.selectbox(key="sum_corpus").value
+    assert first != "uploads"
+    at.switch_page("pages/1_Corpus.py").run()
+    at.multiselect(key="corpus_methods").set_value(["baseline", "sac-generic"]).run()
+    at.text_input(key="corpus_new_name").input("uploads").run()
+    nda = (ROOT / "data" / "demo" / "corpus" / "contractnli" / "NDA_ResConnect.txt").read_bytes()
+    at.file_uploader(key="corpus_files_0").set_value([("resconnect.txt", nda, "text/plain")]).run()
+    at.button(key="corpus_build").click().run()
+    finish_build(at)
+    _ok(at)
+    assert at.selectbox(key="corpus_shown").value == "uploads"  # its documents are listed under the upload
+    assert list(_frame(at, "document")["document"]) == ["resconnect.txt"]
+    for page, key in [("pages/2_Summaries.py", "sum_corpus"), ("pages/3_Compare.py", "cmp_corpus"),
+                      ("pages/6_Embedding_map.py", "map_corpus")]:
+        _ok(at.switch_page(page).run())
+        assert at.selectbox(key=key).value == "uploads", page
+    # A corpus picked on one page is the one the next page opens on, until another is picked.
+    at.switch_page("pages/3_Compare.py").run()
+    at.selectbox(key="cmp_corpus").set_value(first).run()
+    _ok(at.switch_page("pages/2_Summaries.py").run())
+    assert at.selectbox(key="sum_corpus").value == first
+
+
 def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy):
     """The OpenAI-compatible path of the Corpus page against the loopback OpenAI-protocol stand-in."""
     from sac.summaries.llm import OpenAISummarizer
