@@ -28,7 +28,7 @@ from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.runs import RunFolder
-from sac.evaluation.uncertainty import compare_to_reference, few_documents_note
+from sac.evaluation.uncertainty import compare_to_reference, few_units_note
 from sac.index import snapshot as index_snapshot
 from sac.index.client import make_client
 from sac.index.snapshot import IndexSnapshot
@@ -311,13 +311,13 @@ def run_uncertainty(
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _run_few_documents(path: str, stamp: float, resample: str) -> str | None:
-    return few_documents_note(RunFolder(Path(path)).per_query(), resample)
+def _run_few_units(path: str, stamp: float, resample: str) -> str | None:
+    return few_units_note(RunFolder(Path(path)).per_query(), resample)
 
 
-def run_few_documents(run: RunFolder, resample: str) -> str | None:
-    """``few_documents_note`` of a saved run: which datasets give a document bootstrap too few documents."""
-    return _run_few_documents(str(run.path), run.stamp, resample)
+def run_few_units(run: RunFolder, resample: str) -> str | None:
+    """``few_units_note`` of a saved run: which datasets give its bootstrap too few questions (documents)."""
+    return _run_few_units(str(run.path), run.stamp, resample)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 import app_cache
@@ -105,6 +106,11 @@ INTERVAL_HEADERS = {"drm": "DRM % [95 % interval]", "precision": "precision % [9
 RESAMPLE_LABELS = {"question": "questions", "document": "documents (each with all its questions)"}
 
 
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows for the JSON download; a bound that does not exist (too few questions) is null, not NaN."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
 def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     """95 % bootstrap intervals and paired differences to a reference method, mean over k; returns them for the
     export (``{}`` when the run cannot give them)."""
@@ -124,16 +130,16 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     except SacError as err:
         st.warning(str(err))
         return {}
-    if note := app_cache.run_few_documents(run, resample):
+    if note := app_cache.run_few_units(run, resample):
         st.caption(f"Rough: {note}.")
     st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
-    export: dict[str, Any] = {"resample": resample, "intervals": intervals.to_dict("records")}
+    export: dict[str, Any] = {"resample": resample, "intervals": _records(intervals)}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
         shown = shown[["dataset", "method_b", "metric", "difference", "verdict"]].rename(columns={"method_b": "method"})
         st.dataframe(shown, hide_index=True, key="eval_paired")
-        export["paired_differences"] = diff.to_dict("records")
+        export["paired_differences"] = _records(diff)
     return export
 
 

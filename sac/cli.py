@@ -151,12 +151,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[str], resample: str = "question") -> None:
     """Mean over k with 95 % bootstrap intervals (questions or documents resampled); with a reference, paired
     differences to it."""
-    from sac.evaluation.uncertainty import compare_to_reference, few_documents_note, format_interval, interval_table
+    from sac.evaluation.uncertainty import compare_to_reference, few_units_note, format_interval, interval_table
 
     unit = "questions" if resample == "question" else "documents (each with all its questions)"
     print(f"\nmean over k, 95 % bootstrap interval, resampling {unit}:")
     per_query = run.per_query()
-    if note := few_documents_note(per_query, resample):
+    if note := few_units_note(per_query, resample):
         print(f"rough: {note}")
     print(interval_table(run.intervals(resample), "mean").to_string())
     if reference and len(methods) > 1:

@@ -117,6 +117,23 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     assert f"{100 * drm['estimate']:.1f} % [{100 * drm['low']:.1f}, {100 * drm['high']:.1f}]" in shown
 
 
+def test_cli_eval_on_one_question_claims_no_interval_and_no_verdict(tmp_path, cli):
+    # A LegalBench-RAG folder holding one real demo question and its NDA: every bootstrap draw is that question.
+    bench = json.loads((ROOT / "data/demo/benchmarks/contractnli.json").read_text("utf-8"))
+    test = bench["tests"][0]
+    doc = test["snippets"][0]["file_path"]
+    (tmp_path / "one/corpus/contractnli").mkdir(parents=True)
+    (tmp_path / "one/benchmarks").mkdir()
+    (tmp_path / "one/corpus" / doc).write_bytes((ROOT / "data/demo/corpus" / doc).read_bytes())
+    (tmp_path / "one/benchmarks/contractnli.json").write_text(json.dumps({"tests": [test]}), "utf-8")
+    code, stdout, stderr = cli("eval", "--workspace", str(tmp_path / "ws"), "--benchmark", str(tmp_path / "one"),
+                               "--methods", "baseline,sac-generic", "--k", "1,8", "-q")
+    assert code == 0, stderr
+    assert "rough: only 1 question in contractnli to draw from" in stdout
+    assert "[no interval]" in stdout and "too few to tell" in stdout
+    assert not any(v in stdout for v in (" better", " worse", "within noise"))
+
+
 def test_cli_reports_bad_input_in_one_line(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "sac", "eval", "--workspace", str(tmp_path / "ws"), "--methods", "sac-?", "-q"],

@@ -18,7 +18,7 @@ from sac.evaluation.uncertainty import (
     bootstrap_intervals,
     compare_to_reference,
     documents_per_dataset,
-    few_documents_note,
+    few_units_note,
     format_interval,
     interval_table,
     paired_difference,
@@ -225,12 +225,36 @@ def test_resampling_documents_draws_whole_documents():
     assert precision["low"] == precision["high"] == 0.5
 
 
-def test_few_documents_are_named_only_when_documents_are_resampled():
+def test_few_documents_or_questions_are_named_for_the_unit_resampled():
     frame = with_documents(pd.DataFrame(rows("m", [0.5] * 20, dataset="nli") + rows("m", [0.5] * 40, dataset="cuad")), 4)
     assert documents_per_dataset(frame) == {"nli": 5, "cuad": 10}
-    assert few_documents_note(frame, "document") == "only 5 documents in nli to draw from"
-    assert few_documents_note(frame, "question") is None
-    assert few_documents_note(frame[frame["dataset"] == "cuad"], "document") is None
+    assert few_units_note(frame, "document") == "only 5 documents in nli to draw from"
+    assert few_units_note(frame, "question") is None  # 20 and 40 questions
+    assert few_units_note(frame[frame["dataset"] == "cuad"], "document") is None
+    few = pd.DataFrame(rows("m", [0.5], dataset="maud") + rows("m", [0.5] * 3, dataset="privacy"))
+    assert few_units_note(few, "question") == "only 1 question in maud, 3 questions in privacy to draw from"
+
+
+def test_one_question_gives_no_interval_and_no_verdict():
+    # Every draw of one question is that question: a zero-width interval would read as certainty.
+    one = pd.DataFrame(rows("a", [0.1], dataset="maud", wrong=[8]) + rows("b", [0.6], dataset="maud", wrong=[0])
+                       + rows("a", [0.1, 0.2], dataset="nli", wrong=[8, 8]) + rows("b", [0.6, 0.7], dataset="nli", wrong=[0, 0]))
+    intervals = bootstrap_intervals(one, n_resamples=200)
+    maud = pick(intervals, dataset="maud", method="b", k=8, metric="precision")
+    assert maud["estimate"] == 0.6 and np.isnan(maud["low"]) and np.isnan(maud["high"])
+    nli = pick(intervals, dataset="nli", method="b", k=8, metric="precision")
+    assert nli["low"] == 0.6 and nli["high"] == 0.7  # two questions: an interval, if a rough one
+    overall = pick(intervals, dataset="overall", method="b", k=8, metric="precision")
+    assert np.isnan(overall["low"])  # it rests on maud's one question too
+    diff = paired_difference(one, "a", "b", metric="drm", k=8)
+    assert pick(diff, dataset="maud")["verdict"] == "too few to tell" and not pick(diff, dataset="maud")["excludes_zero"]
+    assert pick(diff, dataset="nli")["verdict"] == "better"
+    assert pick(diff, dataset="overall")["verdict"] == "too few to tell"
+    by_document = paired_difference(one.assign(document=one["dataset"] + "/x"), "a", "b", metric="drm", k=8,
+                                    resample="document")
+    assert set(by_document["verdict"]) == {"too few to tell"}  # one document each
+    assert format_interval(0.6, float("nan"), float("nan")) == "60.0 % [no interval]"
+    assert format_interval(-1.0, float("nan"), float("nan"), difference=True) == "-100.0 pp [no interval]"
 
 
 def test_one_question_per_document_resamples_as_questions_do():

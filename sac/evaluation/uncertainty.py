@@ -21,8 +21,10 @@ bootstrap): ``c_i`` is then how often question i's document was drawn, and every
 succeed together; when the claim is about new contracts, the document is the unit that was sampled, and its
 intervals are the honest ones (on the full benchmarks about three times as wide: bench/README.md, "Resampling
 documents"). With few documents (the demo's 5 NDAs) the draws can take only a few shapes and such intervals
-are rough themselves. A question's document is the ``document`` column (its gold documents, "|"-joined when it
-has several, as ``score_method`` writes it).
+are rough themselves. From a single question (or document) every draw is the same, so a zero-width interval
+would claim certainty where there is none: such a figure gets no interval and a difference no verdict. A
+question's document is the ``document`` column (its gold documents, "|"-joined when it has several, as
+``score_method`` writes it).
 
 Input rows are those of ``per_query.csv``: ``dataset, query_id, method, k, precision, recall, drm, wrong``
 and, when present, ``retrieved`` (snippets retrieved at k; inferred otherwise, see ``_retrieved``) and
@@ -46,7 +48,9 @@ METRICS = ("precision", "recall", "drm")
 LOWER_IS_BETTER = frozenset({"drm"})
 PER_QUERY_COLUMNS = ("dataset", "query_id", "method", "k", "precision", "recall", "drm", "wrong")
 RESAMPLE_UNITS = ("question", "document")  # what a bootstrap draw picks: one question, or one document's questions
-FEW_DOCUMENTS = 10  # under this many documents a document bootstrap can draw only a few shapes: rough intervals
+FEW_UNITS = 10  # under this many questions (documents) a bootstrap can draw only a few shapes: rough intervals
+MIN_UNITS = 2  # from one question (document) every draw is the same: no interval at all, and no verdict
+TOO_FEW = "too few to tell"  # the verdict where there is no interval
 INTERVAL_COLUMNS = ["dataset", "method", "k", "metric", "estimate", "low", "high", "queries"]
 DIFFERENCE_COLUMNS = [
     "dataset", "k", "metric", "method_a", "method_b", "estimate", "low", "high", "excludes_zero", "verdict",
@@ -59,6 +63,7 @@ class _Replicates:
     methods: list[str]
     ks: list[Any]  # the k values, then "mean"
     queries: list[int]  # questions per dataset (overall: all)
+    units: list[int]  # what one draw picks from, per dataset: questions or documents (overall: the fewest)
     estimate: dict[str, np.ndarray]  # metric -> (datasets, methods, ks)
     delta: dict[str, np.ndarray]  # metric -> (B, datasets, methods, ks): resampled figure minus estimate
 
@@ -75,10 +80,11 @@ def bootstrap_intervals(
     rows = []
     # Run order (dataset, method, k), the three metrics of one figure next to each other.
     for (d, m, j), _ in np.ndenumerate(rep.estimate["drm"]):
+        none = rep.units[d] < MIN_UNITS
         for metric in METRICS:
             e, (low, high) = rep.estimate[metric][d, m, j], bounds[metric]
-            rows.append((rep.datasets[d], rep.methods[m], rep.ks[j], metric, e, e + low[d, m, j], e + high[d, m, j],
-                         rep.queries[d]))
+            lo, hi = (math.nan, math.nan) if none else (e + low[d, m, j], e + high[d, m, j])
+            rows.append((rep.datasets[d], rep.methods[m], rep.ks[j], metric, e, lo, hi, rep.queries[d]))
     return pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
 
 
@@ -114,20 +120,28 @@ def documents_per_dataset(per_query: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in per_query.groupby("dataset", sort=False)["document"].nunique().items()}
 
 
-def few_documents_note(per_query: pd.DataFrame, resample: str) -> str | None:
-    """"only 5 documents in contractnli to draw from" when documents are resampled and some dataset has fewer than
-    ``FEW_DOCUMENTS``: its intervals are rough. None otherwise."""
-    few = {d: n for d, n in documents_per_dataset(per_query).items() if n < FEW_DOCUMENTS}
-    if resample != "document" or not few:
+def few_units_note(per_query: pd.DataFrame, resample: str) -> str | None:
+    """"only 5 documents in contractnli to draw from" when some dataset has fewer than ``FEW_UNITS`` of what is
+    resampled (questions or documents): its intervals are rough, and under ``MIN_UNITS`` there are none. None
+    otherwise."""
+    if resample == "document":
+        counts = documents_per_dataset(per_query)
+    else:
+        counts = {str(k): int(v) for k, v in per_query.groupby("dataset", sort=False)["query_id"].nunique().items()}
+    few = {d: n for d, n in counts.items() if n < FEW_UNITS}
+    if not few:
         return None
-    return "only " + ", ".join(f"{n} documents in {d}" for d, n in few.items()) + " to draw from"
+    noun = {"question": ("question", "questions"), "document": ("document", "documents")}[resample]
+    return "only " + ", ".join(f"{n} {noun[n != 1]} in {d}" for d, n in few.items()) + " to draw from"
 
 
 def format_interval(estimate: float, low: float, high: float, *, digits: int = 1, difference: bool = False) -> str:
     """``"43.6 % [38.1, 49.0]"`` from fractions; ``difference=True`` gives ``"+3.2 pp [+1.0, +5.4]"``."""
-    if any(not math.isfinite(v) for v in (estimate, low, high)):
+    if not math.isfinite(estimate):
         return "n/a"
     spec = f"+.{digits}f" if difference else f".{digits}f"
+    if not (math.isfinite(low) and math.isfinite(high)):  # too few questions (documents) for an interval
+        return f"{format(estimate * 100 + 0.0, spec)} {'pp' if difference else '%'} [no interval]"
     e, lo, hi = (format(v * 100 + 0.0, spec) for v in (estimate, low, high))  # + 0.0 turns -0.0 into 0.0
     return f"{e} {'pp' if difference else '%'} [{lo}, {hi}]"
 
@@ -157,7 +171,8 @@ def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int, resample: 
     ks = sorted(int(k) for k in pd.unique(frame["k"]))
     est: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
     delta: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
-    queries = []
+    queries: list[int] = []
+    units: list[int] = []
     for name in datasets:
         sub = frame[frame["dataset"] == name]
         cube = _cube(sub, name, methods, ks)
@@ -165,8 +180,10 @@ def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int, resample: 
         queries.append(n)
         if resample == "document":
             counts = _document_counts(sub, name, n_resamples, seed)
+            units.append(int(sub["document"].nunique()))
         else:
             counts = _counts(name, n, n_resamples, seed)
+            units.append(n)
         drawn = counts.sum(axis=1).reshape(-1, 1, 1)  # n for every question draw; varies with documents
         shape = (n_resamples, len(methods), len(ks))
         for metric in ("precision", "recall"):
@@ -197,7 +214,8 @@ def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int, resample: 
             d = np.concatenate([d, d.mean(axis=1, keepdims=True)], axis=1)
         estimate[metric], deltas[metric] = e, d
     names = datasets + ["overall"] * many
-    return _Replicates(names, methods, [*ks, "mean"], queries + [sum(queries)] * many, estimate, deltas)
+    return _Replicates(names, methods, [*ks, "mean"], queries + [sum(queries)] * many, units + [min(units)] * many,
+                       estimate, deltas)
 
 
 def _checked(per_query: pd.DataFrame) -> pd.DataFrame:
@@ -306,6 +324,9 @@ def _differences(
             low, high = _percentiles(delta[:, :, b, j] - delta[:, :, a, j], confidence)
             for d, name in enumerate(rep.datasets):
                 e, lo, hi = diff_est[d], diff_est[d] + low[d], diff_est[d] + high[d]
+                if rep.units[d] < MIN_UNITS:
+                    rows.append((name, key, metric_name, method_a, method_b, e, math.nan, math.nan, False, TOO_FEW))
+                    continue
                 excludes = bool(lo > 0 or hi < 0)
                 up_is_good = metric_name not in LOWER_IS_BETTER
                 verdict = "within noise" if not excludes else ("better" if (lo > 0) == up_is_good else "worse")
