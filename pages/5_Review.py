@@ -62,8 +62,9 @@ if source == "A live comparison":
         st.warning("Nothing is indexed yet: load the demo on the home page first.")
         st.stop()
     cols = st.columns([2, 3, 1])
-    corpus = cols[0].selectbox("Corpus", indexed, index=indexed.index(last.corpus) if last.corpus in indexed else 0,
-                               key="rev_corpus")
+    if last.corpus in indexed and "rev_corpus" not in st.session_state:
+        app_cache.set_current_corpus(last.corpus)  # the last question run on Compare, with its corpus
+    corpus = app_cache.corpus_picker(indexed, "rev_corpus", cols[0])
     query = cols[1].text_input("Question", last.query if last.corpus == corpus else "",
                                key="rev_query", help="Opens with the last question run on Compare.").strip()
     k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))

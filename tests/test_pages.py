@@ -445,8 +445,9 @@ def test_a_corpus_just_uploaded_is_the_one_every_page_opens_on(demo_copy):
     # A corpus picked on one page is the one the next page opens on, until another is picked.
     at.switch_page("pages/3_Compare.py").run()
     at.selectbox(key="cmp_corpus").set_value(first).run()
-    _ok(at.switch_page("pages/2_Summaries.py").run())
-    assert at.selectbox(key="sum_corpus").value == first
+    for page, key in [("pages/2_Summaries.py", "sum_corpus"), ("pages/5_Review.py", "rev_corpus")]:
+        _ok(at.switch_page(page).run())
+        assert at.selectbox(key=key).value == first, page
 
 
 def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy):
