@@ -178,12 +178,8 @@ def _replicates(per_query: pd.DataFrame, n_resamples: int, seed: int, resample: 
         cube = _cube(sub, name, methods, ks)
         n = cube["precision"].shape[0]
         queries.append(n)
-        if resample == "document":
-            counts = _document_counts(sub, name, n_resamples, seed)
-            units.append(int(sub["document"].nunique()))
-        else:
-            counts = _counts(name, n, n_resamples, seed)
-            units.append(n)
+        counts, drawn_from = _draws(sub, name, n, n_resamples, seed, resample)
+        units.append(drawn_from)
         drawn = counts.sum(axis=1).reshape(-1, 1, 1)  # n for every question draw; varies with documents
         shape = (n_resamples, len(methods), len(ks))
         for metric in ("precision", "recall"):
@@ -260,6 +256,13 @@ def _cube(sub: pd.DataFrame, name: str, methods: list[str], ks: list[int]) -> di
         raise ConfigError(f"dataset {name!r}: every method and k needs every question (paired resampling); "
                           f"incomplete: {gaps[:5]}")
     return {v: a.reshape(len(a), len(methods), len(ks)) for v, a in out.items()}
+
+
+def _draws(sub: pd.DataFrame, dataset: str, n: int, n_resamples: int, seed: int, resample: str) -> tuple[np.ndarray, int]:
+    """(B, n) draw counts of a dataset's n questions, and how many units (questions or documents) they draw from."""
+    if resample == "document":
+        return _document_counts(sub, dataset, n_resamples, seed), int(sub["document"].nunique())
+    return _counts(dataset, n, n_resamples, seed), n
 
 
 def _counts(dataset: str, n: int, n_resamples: int, seed: int) -> np.ndarray:
