@@ -145,6 +145,19 @@ def test_a_document_type_named_with_what_it_is_of_is_the_whole_title_and_no_part
         assert extract_facts(Document("t.txt", head)).title == title, head
 
 
+@pytest.mark.parametrize("clause, law", [
+    ("THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF NEW YORK WITHOUT REGARD TO ITS CONFLICT RULES.",
+     "New York"),  # a connector in capitals ends the place, as in lower case
+    ("This Agreement shall be governed by the laws of the State of New York Applicable to contracts made there.",
+     "New York"),
+    ("This Agreement is governed by the laws of the Province of British  Columbia.", "British Columbia"),
+    ("This Agreement shall be governed by the laws of the State of ____________.", None),  # a form's blank
+    ("This Agreement shall be governed by the laws of England and Wales.", "England and Wales"),
+])
+def test_governing_law_is_the_place_only(clause, law):
+    assert extract_facts(Document("law.txt", f"Supply Agreement\n\n1. Supply. ...\n\n12. Governing Law. {clause}\n")).law == law
+
+
 def test_a_public_body_named_with_of_stays_a_party():
     # ContractNLI's bid NDA opens "by and between COUNTY OF LOUDOUN, VIRGINIA with offices at ...".
     paths = [CUAD.parent / "contractnli" / f"{split}.json" for split in ("dev", "test")]

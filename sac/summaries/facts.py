@@ -19,7 +19,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 5  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 6  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -257,14 +257,20 @@ def _search_near(
     return None
 
 
+_NOT_A_LAW = frozenset({"the", "such", "any", "said", "this", "that", "each", "all", "state", "commonwealth", "province",
+                        "republic", "kingdom", "country", "jurisdiction"})
+
+
 def _find_law(text: str, keep: Collection[str] = ()) -> str | None:
     match = _search_near(_LAW_RE, text, ("law",), 200, 250)
     if match:
-        law = re.split(r"\s+(?:and|without|excluding|except|applicable|as|in|to|which|that|for)\b", match.group(1))[0]
-        law = law.strip()
+        # A connector, in any case, ends the place: "New York Applicable to", "NEW YORK WITHOUT REGARD".
+        law = re.split(r"(?i)\s+(?:and|without|excluding|except|applicable|as|in|to|which|that|for)\b", match.group(1))[0]
+        law = squash(law)
         if match.group(1).lower().startswith("england and wales"):
             law = "England and Wales"
-        if law.lower() not in {"the", "such", "any", "said", "this", "that", "each", "all"} and len(law) > 2:
+        # "the laws of the State of ________": a form's blank leaves the bare word "State", which names no law.
+        if law.lower() not in _NOT_A_LAW and len(law) > 2:
             return title_case(law, keep)
     adjective = _search_near(_ADJ_LAW_RE, text, (" law",), 120, 40)
     return f"{adjective.group(1).title()} law" if adjective else None
