@@ -21,9 +21,11 @@ from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SummarizerError
 from sac.index import lexical, snapshot
 from sac.index.client import make_client, release_store
+from sac.index.compaction import settle_collection
+from sac.index.documents import collection_name as doc_collection_name
 from sac.index.documents import document_index
 from sac.index.shards import Shard, require_server, sync_shard
-from sac.index.store import Index, IndexKey, SyncReport, list_indexes
+from sac.index.store import Index, IndexKey, SyncReport, list_indexes, write_lock
 from sac.progress import Progress
 from sac.retrieval import options as method_options
 from sac.retrieval.methods import Method, check_k, check_query
@@ -208,9 +210,20 @@ class Workbench:
             lexical.lexical_indexes(index, self.summary_store, strategy=method.strategy,
                                     sections=method.option("sections") is not None)
             document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
+            self._settle(index)
             if progress:
                 progress(f"BM25 and document index {method.index_name}", 1, 1)
         return reports
+
+    def _settle(self, index: Index) -> None:
+        """Flush the index's HNSW graphs (chunks, documents) to disk whole, so every process searching the embedded
+        store reads the same graph and gets the same hits (``sac.index.compaction.settle_collection``)."""
+        if self.config.chroma_url:
+            return  # a server keeps one graph in its own process
+        for name in (index.key.collection_name, doc_collection_name(index)):
+            if any(c.name == name for c in self.client.list_collections()):
+                with write_lock(self.config.workspace / "locks", name):
+                    settle_collection(self.client, name, self.config.workspace / "chroma")
 
     def _check_embedder(self) -> None:
         """Let an embeddings server answer one request before a new index is created: a wrong URL, key or

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from sac.chunking.split import chunk_document
+from sac.config import SacConfig
 from sac.index.store import Index, IndexKey
 from sac.retrieval.methods import parse_method
 from sac.workbench import Workbench
@@ -228,3 +229,65 @@ def test_exact_ties_come_back_in_document_order_whatever_the_order_of_insertion(
         got.append([(h.chunk.doc_id, h.chunk.span.start, h.score) for h in index.search(query, 2)[0]])
     assert got[0] == got[1], got
     assert [doc for doc, _, _ in got[0]] == ["twin-a.txt", "twin-b.txt"] and got[0][0][2] == got[0][1][2], got
+
+
+def _waiting(store_dir: Path) -> dict[str, int]:
+    """Records each collection's write-ahead log holds beyond what its HNSW graph on disk has (chromadb's tables)."""
+    import sqlite3
+
+    con = sqlite3.connect(store_dir / "chroma.sqlite3")
+    out = {}
+    for col_id, name in con.execute("SELECT id, name FROM collections"):
+        seg = con.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'VECTOR'", (col_id,)).fetchone()
+        flushed = con.execute("SELECT seq_id FROM max_seq_id WHERE segment_id = ?", (seg[0],)).fetchone()
+        out[name] = con.execute("SELECT COUNT(*) FROM embeddings_queue WHERE topic LIKE ? AND seq_id > ?",
+                                (f"%/{col_id}", (flushed[0] or 0) if flushed else 0)).fetchone()[0]
+    con.close()
+    return out
+
+
+_QUERY_IN_A_NEW_PROCESS = """
+import json, sys, numpy as np, chromadb
+from chromadb.config import Settings
+client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+col = client.get_collection("settled", embedding_function=None)
+print(json.dumps(col.query(query_embeddings=np.load(sys.argv[2]), n_results=64, include=[])["ids"]))
+"""
+
+
+def test_a_settled_graph_answers_the_same_in_every_process(tmp_path):
+    """Records past chromadb's last flush are added to the graph again, in parallel, by every process that opens the
+    store, so two processes could answer one unchanged index differently; once settled, they cannot."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from sac.index.compaction import settle_collection
+
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((1643, 384)).astype(np.float32) + 2 * rng.standard_normal((1, 384)).astype(np.float32)
+    queries = vectors[:200] + rng.standard_normal((200, 384)).astype(np.float32)
+    np.save(tmp_path / "q.npy", queries)
+    store = tmp_path / "chroma"
+    client = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
+    col = client.create_collection("settled", configuration={"hnsw": {"space": "cosine", "ef_search": 256,
+                                   "ef_construction": 256, "max_neighbors": 32}}, embedding_function=None)
+    for i in range(0, len(vectors), 500):
+        col.add(ids=[str(j) for j in range(i, min(i + 500, len(vectors)))], embeddings=vectors[i:i + 500],
+                documents=[f"chunk {j}" for j in range(i, min(i + 500, len(vectors)))])
+    assert _waiting(store) == {"settled": 643}  # 1,000 flushed, the rest only in the log
+    assert settle_collection(client, "settled", store) == 357  # up to the next flush, 2,000 writes
+    assert _waiting(store) == {"settled": 0} and settle_collection(client, "settled", store) == 0
+    assert col.count() == 1643 and col.get(ids=["7"], include=["documents"])["documents"] == ["chunk 7"]
+    answers = [subprocess.run([sys.executable, "-c", _QUERY_IN_A_NEW_PROCESS, str(store), str(tmp_path / "q.npy")],
+                              capture_output=True, text=True, timeout=300, check=True).stdout for _ in range(3)]
+    assert answers[0] == answers[1] == answers[2]
+
+
+def test_a_build_leaves_no_record_only_in_the_log(tmp_path, memo, demo_datasets):
+    """Every collection a build writes (chunks, and the documents of +docs) is flushed whole, however small."""
+    config = SacConfig(workspace=tmp_path / "workspace")
+    wb = Workbench(config, embedder=memo)
+    wb.build("nda", list(demo_datasets["contractnli"].documents),
+             [parse_method("baseline"), parse_method("sac-generic+docs1")])
+    waiting = _waiting(config.workspace / "chroma")
+    assert len(waiting) == 3 and set(waiting.values()) == {0}, waiting  # baseline, sac-generic, its documents

@@ -20,6 +20,14 @@ files too. What does remove them (measured on chromadb 1.5 with a planted string
    changes no search.
 
 A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compacting them is its operator's job.
+
+4. ``settle_collection``: not about removal, about the same write-ahead log. Records written since the HNSW segment
+   last flushed live only in the log, and every process that opens the store adds them to its graph again, in
+   parallel, so two processes searching one unchanged index got different hits (17 of 13,174 (question, k) rows
+   of ContractNLI test, once at rank 1; on random vectors 41 of 300 queries; bench/README.md, "Summarizer v6").
+   Collections of fewer than 1,000 records never flush at all. Settling writes records back unchanged (upserts
+   of their own vectors, texts and metadata) until the log reaches the flush point: the whole graph is then on
+   disk and every process reads the same one (measured: 0 of 300 queries differ).
 """
 
 from __future__ import annotations
@@ -165,3 +173,34 @@ def scrub_store(chroma_dir: Path) -> int:
     """``scrub_hnsw`` on every persisted HNSW index of a closed embedded store; returns the bytes zeroed."""
     return sum(scrub_hnsw(folder) for folder in sorted(chroma_dir.iterdir())
                if folder.is_dir() and _SEGMENT.fullmatch(folder.name) and (folder / "header.bin").is_file())
+
+
+def settle_collection(client: Any, name: str, store_dir: Path) -> int:
+    """Flush collection ``name``'s HNSW graph to disk whole (module docstring, 4); returns the unchanged records written
+    again (0 when nothing was waiting). Embedded store only; the caller holds the collection's write lock."""
+    col = client.get_collection(name, embedding_function=None)
+    threshold = int(((col.configuration or {}).get("hnsw") or {}).get("sync_threshold") or 1000)
+    con = sqlite3.connect(f"file:{store_dir / 'chroma.sqlite3'}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'VECTOR'", (str(col.id),)).fetchone()
+        if row is None:
+            return 0
+        flushed = con.execute("SELECT seq_id FROM max_seq_id WHERE segment_id = ?", (row[0],)).fetchone()
+        waiting = con.execute("SELECT COUNT(*) FROM embeddings_queue WHERE topic LIKE ? AND seq_id > ?",
+                              (f"%/{col.id}", (flushed[0] or 0) if flushed else 0)).fetchone()[0]
+    finally:
+        con.close()
+    if not waiting:
+        return 0
+    pad = threshold - waiting % threshold
+    got = col.get(include=["embeddings", "documents", "metadatas"], limit=min(pad, ADD_BATCH))
+    if not got["ids"]:
+        return 0
+    written = 0
+    while written < pad:  # one id at most once per call: a small collection goes round again
+        n = min(pad - written, len(got["ids"]))
+        col.upsert(ids=got["ids"][:n], embeddings=got["embeddings"][:n],
+                   documents=(got["documents"] or [None] * n)[:n] if got["documents"] else None,
+                   metadatas=got["metadatas"][:n] if got["metadatas"] and all(got["metadatas"][:n]) else None)
+        written += n
+    return written
