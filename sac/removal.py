@@ -43,7 +43,7 @@ from sac.errors import ConfigError, CorpusError
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import RunFolder, list_runs
 from sac.index import lexical, snapshot
-from sac.index.compaction import rewrite_collection, scrub_store, vacuum_store
+from sac.index.compaction import rewrite_collection, scrub_store, settle_collection, vacuum_store
 from sac.index.documents import DocumentIndex
 from sac.index.store import Index, IndexInfo, list_indexes, write_lock
 from sac.ingest import catalog
@@ -222,12 +222,15 @@ def _purge_index(wb: Workbench, info: IndexInfo, doc_ids: Sequence[str]) -> int:
     snapshot.forget(wb.client, info.collection)
     if not wb.config.chroma_url:
         locks = wb.config.workspace / "locks"
+        store = wb.config.workspace / "chroma"
         if removed:
             with write_lock(locks, info.collection):
                 rewrite_collection(wb.client, info.collection)
+                settle_collection(wb.client, info.collection, store)  # rewritten: flush its graph whole again
         if docs_removed:
             with file_lock(locks / f"{docs.name}.lock"):
                 rewrite_collection(wb.client, docs.name)
+                settle_collection(wb.client, docs.name, store)
         index = Index(wb.client, info.key, wb.config)  # the old one holds the deleted collection's handle
     if (lexical.lexical_dir(index) / "current.json").is_file():
         lexical.forget(index)
