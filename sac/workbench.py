@@ -220,8 +220,9 @@ class Workbench:
         store reads the same graph and gets the same hits (``sac.index.compaction.settle_collection``)."""
         if self.config.chroma_url:
             return  # a server keeps one graph in its own process
+        present = {c.name for c in self.client.list_collections()}
         for name in (index.key.collection_name, doc_collection_name(index)):
-            if any(c.name == name for c in self.client.list_collections()):
+            if name in present:
                 with write_lock(self.config.workspace / "locks", name):
                     settle_collection(self.client, name, self.config.workspace / "chroma")
 

@@ -200,7 +200,7 @@ def settle_collection(client: Any, name: str, store_dir: Path) -> int:
     while written < pad:  # one id at most once per call: a small collection goes round again
         n = min(pad - written, len(got["ids"]))
         col.upsert(ids=got["ids"][:n], embeddings=got["embeddings"][:n],
-                   documents=(got["documents"] or [None] * n)[:n] if got["documents"] else None,
+                   documents=got["documents"][:n] if got["documents"] else None,
                    metadatas=got["metadatas"][:n] if got["metadatas"] and all(got["metadatas"][:n]) else None)
         written += n
     return written
