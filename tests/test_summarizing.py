@@ -750,8 +750,16 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
         # As in a terminal: a test run started in the background (CI) inherits SIGINT ignored.
         child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        store = SummaryStore(workspace / "summaries")
+        made_by = [OpenAISummarizer(s, model="stub-model", base_url=stub.base_url) for s in ("generic-llm", "expert-llm")]
+
+        def kept() -> set[tuple[str, str]]:
+            return {(d.doc_id, s.strategy) for d in _load("contractnli") for s in made_by if store.get_cached(d, s)}
+
+        # Wait for the store, not the log: a log line is written just before its summary is stored, and an
+        # interrupted process does not wait for the worker between the two.
         deadline = time.monotonic() + 120
-        while not (log.exists() and len(log.read_text(encoding="utf-8").splitlines()) >= 3):
+        while len(kept()) < 3:
             assert child.poll() is None and time.monotonic() < deadline, child.communicate()
             time.sleep(0.05)
         child.send_signal(signal.SIGINT)
@@ -760,14 +768,13 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
         assert child.returncode == 130 and "interrupted: finished work is kept" in err
         assert "estimate: 10 requests" in err and "no price known for 'stub-model'" in err
         first_calls = stub.calls
-        store = SummaryStore(workspace / "summaries")
-        made_by = [OpenAISummarizer(s, model="stub-model", base_url=stub.base_url) for s in ("generic-llm", "expert-llm")]
-        kept = {(d.doc_id, s.strategy) for d in _load("contractnli") for s in made_by if store.get_cached(d, s)}
-        assert 3 <= len(kept) < 10 and not (tmp_path / "sets").exists()
+        stored = kept()
+        assert 3 <= len(stored) < 10 and not (tmp_path / "sets").exists()
+        assert len(log.read_text(encoding="utf-8").splitlines()) >= len(stored)  # every stored summary is logged
 
         again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stderr
-        assert stub.calls - first_calls == 10 - len(kept)  # only the missing summaries were asked for
+        assert stub.calls - first_calls == 10 - len(stored)  # only the missing summaries were asked for
     for strategy in ("generic-llm", "expert-llm"):
         loaded = load_summary_set(tmp_path / "sets" / f"{strategy}.json")
         assert loaded.strategy == strategy and len(loaded.summaries) == 5

@@ -39,7 +39,8 @@ def summarize_corpus(
     summary even when Ctrl-C ends the run (it may also list one made but never stored). When ``stop`` is
     set, no new document is started, the ones under way are finished and the summaries made so far are
     returned (the others are absent). On Ctrl-C (``KeyboardInterrupt``) no new document is started either
-    and the exception propagates at once; every summary finished before or after it is in the store. If
+    and the exception propagates at once; every summary stored before it is kept, and those under way are
+    stored as they finish, for as long as the process lives (a CLI run exits at once, losing them). If
     documents fail, the others are finished first, then a ``SummarizerError`` names the failed ones; a
     rejected key or an unreachable server stops the run at once.
     """
