@@ -36,6 +36,7 @@ from sac.index.store import IndexInfo, list_indexes
 from sac.ingest import catalog
 from sac.progress import StageClock
 from sac.retrieval.methods import parse_method
+from sac.retrieval.options import Routing, explain
 from sac.types import Dataset, Document, Hit, Query, text_hash
 from sac.workbench import Workbench
 from sac.workspace import Workspace
@@ -246,6 +247,16 @@ def search(wb: Workbench, corpus: str, methods: Sequence[str], query: str, k: in
     return _search(_config_key(wb.config), corpus, tuple(methods), query.strip(), int(k), wb)
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _routing(key: str, corpus: str, method: str, query: str, _wb: Workbench) -> Routing | None:
+    return explain(_wb, corpus, parse_method(method), query)
+
+
+def routing(wb: Workbench, corpus: str, method: str, query: str) -> Routing | None:
+    """How a ``+names`` / ``+docs<N>`` method read the question (the documents it chose and why); None for others."""
+    return _routing(_config_key(wb.config), corpus, method, query.strip(), wb)
+
+
 @st.cache_data(show_spinner="Running every question…", max_entries=32)
 def _all_questions(key: str, corpus: str, methods: tuple[str, ...], k: int, stamp: str, _wb: Workbench,
                    _queries: tuple[Query, ...]) -> pd.DataFrame:
@@ -404,6 +415,7 @@ def invalidate() -> None:
     """Forget cached listings, summaries and search results after anything was written."""
     _indexes.clear()
     _search.clear()
+    _routing.clear()
     _all_questions.clear()
     _summaries.clear()
 

@@ -13,6 +13,7 @@ from sac.evaluation.compare import (
     compare_methods,
     document_diffs,
     metrics_frame,
+    routing_notes,
 )
 from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
@@ -182,6 +183,9 @@ for column, result in zip(columns, comparison.results):
             if summary is not None:
                 st.markdown(render_labelled(f"Summary used for {document_title(doc_for_summary)}:", summary.text),
                             unsafe_allow_html=True)
+        routing = app_cache.routing(wb, corpus, result.method, query) if parse_method(result.method).search_options else None
+        for label, text in routing_notes(routing, query, comparison.targets) if routing else []:
+            st.markdown(render_labelled(label, text), unsafe_allow_html=True)
         if not result.hits:
             st.info("No hits.")
         shared = (diagnostics.hit_boilerplate(boilerplate_index, result.hits) if boilerplate_index

@@ -444,6 +444,45 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
     assert all(len({h.span.doc_id for h in q}) == 1 for q in hits)  # one document each (+docs1)
 
 
+def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(built, nli):
+    """``explain``, as the Compare page shows it under a +names / +docs<N> method: the question as searched, what
+    its title names and how, and the documents searched inside, the same ones the search itself read. On the 5
+    demo NDAs: a quoted heading names VELCO's NDA; a title 6 NDAs share names none (a look-alike may win, and
+    the page says whether it did); a question with no title names nothing; a squashed name is written as the
+    text writes it and names its NDA by that name."""
+    from sac.evaluation.compare import routing_notes
+    from sac.retrieval.docfirst import Naming
+    from sac.retrieval.options import Routing, explain
+
+    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
+    ag = next(d.doc_id for d in nli.documents if "AGProjects" in d.doc_id)
+    heading = "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?"
+    unnamed = "Consider the Non-Disclosure Agreement; Does the agreement allow the Receiving Party to retain copies?"
+    plain = "Which agreement lets the Receiving Party retain copies?"
+    squashed = "Consider the Non-Disclosure Agreement of AGPROJECTS; Who may receive it?"
+    questions = [heading, unnamed, plain, squashed]
+    [method] = parse_methods("sac-generic+docs1+names")
+    hits = built.search(CORPUS, [method], questions, 4)[method.name]
+    routings = [explain(built, CORPUS, method, q) for q in questions]
+    assert [r.documents for r in routings] == [tuple(dict.fromkeys(h.span.doc_id for h in q)) for q in hits]
+    assert routings[0].naming == Naming(frozenset({velco}), "title", "confidentialinformationnondisclosureagreement")
+    assert routings[1].naming == routings[2].naming == Naming(frozenset(), "")
+    assert routings[3].naming == Naming(frozenset({ag}), "name", "agprojects") and routings[3].documents == (ag,)
+
+    notes = [dict(routing_notes(r, q, frozenset({velco}))) for r, q in zip(routings, questions)]
+    assert notes[0] == {"Named:": "VELCO NDA rev0 Dec 14 2015: its text quotes the whole title.",
+                        "Searched inside:": "VELCO NDA rev0 Dec 14 2015"}
+    assert notes[1]["Named:"].startswith("no document: no quoted heading, company name or rare word")
+    assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in routings[1].documents)
+    assert notes[2]["Named:"].startswith("nothing: the question has no")
+    assert "AGPROJECTS" not in notes[3]["Searched as:"] and "company name “agprojects”" in notes[3]["Named:"]
+    assert notes[3]["Searched inside:"] == "AGProjects-NDA (not the question's document)"  # VELCO pinned here
+
+    assert explain(built, CORPUS, parse_method("sac-generic"), heading) is None  # nothing to explain
+    [names_only] = parse_methods("sac-generic+names")
+    assert explain(built, CORPUS, names_only, squashed) == Routing(routings[3].searched_as, None, ())
+
+
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))

@@ -305,6 +305,11 @@ def test_recommended_is_one_pick_on_compare_and_evaluate(demo_copy):
     heads = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cards]
     documents = [re.search(r"#\d+ · (.+?) · score", h).group(1) for h in heads]
     assert len(set(documents[8:])) == 1 and len(set(documents[:8])) > 1  # routed to one NDA; the baseline is not
+    # Its column says what the title named and where it searched: the one NDA its hits come from.
+    notes = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.value)).split()) for m in at.markdown
+             if m.value.startswith('<div class="sac-plain"')]
+    [inside] = [n for n in notes if n.startswith("Searched inside:")]
+    assert inside.startswith(f"Searched inside: {documents[8]}") and sum(n.startswith("Named:") for n in notes) == 1
 
     ev = _ok(_app().switch_page("pages/4_Evaluate.py").run())
     ev.selectbox(key="eval_benchmark").set_value("demo").run()

@@ -14,7 +14,10 @@ import numpy as np
 import pandas as pd
 
 from sac.evaluation.metrics import aggregate, document_retrieval_mismatch, score_query, wrong_document_flags
-from sac.types import Hit, Query, Span
+from sac.retrieval.docfirst import MAX_NAMED_DOCS
+from sac.retrieval.names import split_title
+from sac.retrieval.options import Routing
+from sac.types import Hit, Query, Span, document_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,40 @@ def document_diffs(comparison: Comparison, reference: str = "baseline") -> list[
             only_reference=tuple(d for d in only_reference if d not in right),
         ))
     return out
+
+
+def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(label, text) lines saying how a ``+names`` / ``+docs<N>`` method read the question: the question as
+    searched where ``+names`` rewrote it, what its title names, and the documents searched inside (and whether
+    the question's own document, where known, is among them)."""
+    notes = []
+    if routing.searched_as != query.strip():
+        notes.append(("Searched as:", routing.searched_as))
+    naming = routing.naming
+    if naming is not None:
+        named = sorted(naming.documents)
+        listed = "; ".join(document_title(d) for d in named)
+        whose = "its" if len(named) == 1 else "their"
+        why = {
+            "title": f"{whose} text quotes the whole title",
+            "name": f"{whose} text writes the company name “{naming.key}” (letters and digits compared)",
+            "words": f"{whose} text holds the title's rare word(s) {naming.key} (at most {MAX_NAMED_DOCS} documents do)",
+        }.get(naming.how, "")
+        if not named and not split_title(query)[0]:
+            notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, so "
+                                    "documents were ranked by summary, best chunk and BM25."))
+        elif not named:
+            notes.append(("Named:", "no document: no quoted heading, company name or rare word of the title is in "
+                                    f"this corpus's text (or more than {MAX_NAMED_DOCS} documents share it), so documents "
+                                    "were ranked by summary, best chunk and the title's BM25, and a look-alike can win."))
+        else:
+            chose = "; the whole question chose between them" if len(named) > 1 else ""
+            notes.append(("Named:", f"{listed}: {why}{chose}."))
+    if routing.documents:
+        inside = "; ".join(document_title(d) for d in routing.documents)
+        missed = " (not the question's document)" if targets and not targets & set(routing.documents) else ""
+        notes.append(("Searched inside:", inside + missed))
+    return notes
 
 
 def metrics_frame(comparison: Comparison) -> pd.DataFrame:

@@ -189,8 +189,23 @@ def dense_inside(
     return known[:n]
 
 
+@dataclass(frozen=True)
+class Naming:
+    """What a question's title names (``naming``): the documents, how they were found, and what matched."""
+
+    documents: frozenset[str]
+    how: str  # "title": their text quotes the whole title; "name": a squashed company name; "words": rare words;
+    # "": the title names no document (or there is no title)
+    key: str = ""  # the squashed title or name, or the rare words (", "-joined), that matched
+
+
 def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
-    """The documents the question's title names (at most MAX_NAMED_DOCS; none when the title names none).
+    """The documents the question's title names (at most MAX_NAMED_DOCS; none when the title names none)."""
+    return naming(documents, query).documents
+
+
+def naming(documents: LexicalIndex, query: str) -> Naming:
+    """The documents the question's title names and how (``named_documents``).
 
     First the whole title, squashed, when it has two words or more: the documents whose squashed text quotes
     it (a heading the text gives, "Non-Disclosure Agreement for Project Proposals", where no word is rare).
@@ -202,25 +217,31 @@ def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
     that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
     way, none as asked). The texts and words are the lexical ``documents`` index's."""
     title = names.split_title(query)[0]
-    keys = ([names.squash(title)] if len(title.split()) > 1 else []) + names.squashed_names(query)
+    whole = [names.squash(title)] if len(title.split()) > 1 else []
+    keys = whole + names.squashed_names(query)
     if keys:
         texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
                                                              for d, t in zip(documents.ids, documents.document_texts())})
         for key in keys:  # the fullest form first: the title, then "bellringbrandsinc" before "bellringbrands"
             hits = frozenset(d for d, text in texts.items() if key in text)
             if 0 < len(hits) <= MAX_NAMED_DOCS:
-                return hits
+                return Naming(hits, "title" if key in whole else "name", key)
     votes: Counter[str] = Counter()
+    voters: dict[str, list[str]] = {}
     rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
     for word in [] if rare < 1 else title_words(query):
         holders = documents.ids_with(word)
         if 0 < len(holders) <= rare:
             votes.update(holders)
+            for d in holders:
+                voters.setdefault(d, []).append(word)
     if not votes:
-        return frozenset()
+        return Naming(frozenset(), "")
     most = max(votes.values())
     named = frozenset(d for d, n in votes.items() if n == most)
-    return named if len(named) <= MAX_NAMED_DOCS else frozenset()
+    if len(named) > MAX_NAMED_DOCS:
+        return Naming(frozenset(), "")
+    return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
 
 
 def title_words(query: str) -> list[str]:

@@ -12,6 +12,7 @@ A method without search options is the plain dense top-k of its index.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -108,12 +109,8 @@ def search(
         allowed = None
         if n_docs is not None:
             assert lexicons is not None
-            named, lexical_query = frozenset[str](), query
-            if named_queries:
-                named = docfirst.named_documents(lexicons["documents"], named_queries[i])
-                lexical_query = docfirst.lexical_query(query, named)
-            routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=doc_weight,
-                                    named=named)
+            routed, _ = _route(index, lexicons, summaries, named_queries[i] if named_queries else None, query, vector,
+                               n_docs, doc_weight)
             allowed = lexicons["chunks"].rows(routed.documents)
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
             if weight is None:
@@ -136,3 +133,48 @@ def search(
             hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
         out.append(hits[:k])
     return out
+
+
+def _route(
+    index: Any, lexicons: dict[str, lexical.LexicalIndex], summaries: Any, asked: str | None, query: str,
+    vector: np.ndarray, n_docs: int, weight: float,
+) -> tuple[docfirst.Routed, docfirst.Naming | None]:
+    """``+docs<N>`` for one question: the documents chosen, and under ``+names`` (``asked``: the question as
+    asked) what its title named."""
+    naming = docfirst.naming(lexicons["documents"], asked) if asked is not None else None
+    named = naming.documents if naming else frozenset[str]()
+    lexical_query = docfirst.lexical_query(query, named) if naming else query
+    routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=weight, named=named)
+    return routed, naming
+
+
+@dataclass(frozen=True)
+class Routing:
+    """How a ``+names`` / ``+docs<N>`` method read one question, as ``search`` reads it (the Compare page shows it)."""
+
+    searched_as: str  # the question as searched: ``+names`` writes squashed company names as the corpus does
+    naming: docfirst.Naming | None  # ``+names`` with ``+docs<N>``: what the title names
+    documents: tuple[str, ...]  # ``+docs<N>``: the documents searched inside, best first
+
+
+def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
+    """What ``search`` does with ``query`` before it reads chunks: the rewritten question and the documents
+    chosen and why; None for a method without ``+names`` or ``+docs<N>``."""
+    opts = method.search_options
+    if not {"names", "docs"} & set(opts):
+        return None
+    index = wb.index(corpus, method)
+    index.require_complete()
+    lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
+                                       sections=method.option("sections") is not None)
+    vectors = wb.embed_queries([query])
+    searched = query
+    if "names" in opts:
+        [searched], vectors = _rewrite_names(wb, lexicons["documents"], [query], vectors)
+    if "docs" not in opts:
+        return Routing(searched, None, ())
+    summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
+    routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
+                            np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
+                            float(opts.get("docw") or docfirst.DENSE_SHARE))
+    return Routing(searched, naming, tuple(routed.documents))
