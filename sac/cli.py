@@ -395,14 +395,19 @@ def cmd_query(args: argparse.Namespace) -> int:
     corpus, documents = _corpus_documents(wb, args)
     wb.build(corpus, documents, methods, progress=_Progress(not args.quiet))
     hits = wb.search(corpus, methods, [text], k)
+    from sac.evaluation.compare import routing_notes
+    from sac.retrieval.options import explain
     for method in methods:
         print(f"== {method.name}")
+        routing = explain(wb, corpus, method, text)  # +names / +docs<N>: what the title named, where it searched
+        for label, note in routing_notes(routing, text, frozenset([args.target_doc] if args.target_doc else [])) if routing else []:
+            print(f"   {label} {note}")
         for hit in hits[method.name][0]:
             flag = ""
             if args.target_doc:
                 flag = "  " if hit.span.doc_id == args.target_doc else "WRONG-DOC "
-            text = " ".join(hit.chunk.text.split())
-            print(f"{flag}{hit.rank:>3} {hit.score:.3f} {hit.span.doc_id} [{hit.span.start}, {hit.span.end}) {text[:100]}")
+            chunk = " ".join(hit.chunk.text.split())
+            print(f"{flag}{hit.rank:>3} {hit.score:.3f} {hit.span.doc_id} [{hit.span.start}, {hit.span.end}) {chunk[:100]}")
     return 0
 
 

@@ -123,6 +123,26 @@ def test_cli_query_in_a_real_process_exits_1_without_traceback(built):
     assert proc.stderr.strip().splitlines()[-1] == f"error: {NO_WORDS}"
 
 
+def test_cli_query_says_what_a_routed_method_read_in_the_title(built, cli):
+    """``sac query`` prints, under a +names / +docs<N> method, what Compare shows: the question as searched, what its
+    title names and the documents searched inside; the hits then come from that document only."""
+    workspace, docs, _ = built
+    ag = next(d.doc_id for d in docs if "AGProjects" in d.doc_id)
+    code, out, _ = cli("query", "Consider the Non-Disclosure Agreement of AGPROJECTS; Who may receive it?",
+                       "--workspace", str(workspace), "--datasets", "contractnli", "--methods", "baseline,baseline+docs1+names",
+                       "--k", "3", "--target-doc", ag, "-q")
+    assert code == 0
+    plain, routed = out.split("== baseline+docs1+names\n")
+    assert "Named:" not in plain
+    lines = routed.splitlines()
+    assert lines[:3] == [
+        "   Searched as: Consider the Non-Disclosure Agreement of AG Projects; Who may receive it?",
+        "   Named: AGProjects-NDA: its text writes the company name “agprojects” (letters and digits compared).",
+        "   Searched inside: AGProjects-NDA",
+    ]
+    assert len(lines) == 6 and all(f" {ag} [" in line and "WRONG-DOC" not in line for line in lines[3:])
+
+
 # ---------------------------------------------------------------- k
 
 
