@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -291,3 +292,34 @@ def test_a_build_leaves_no_record_only_in_the_log(tmp_path, memo, demo_datasets)
              [parse_method("baseline"), parse_method("sac-generic+docs1")])
     waiting = _waiting(config.workspace / "chroma")
     assert len(waiting) == 3 and set(waiting.values()) == {0}, waiting  # baseline, sac-generic, its documents
+
+
+_OPEN_NEW_STORES = """
+import sys, time
+from pathlib import Path
+from sac.config import SacConfig
+from sac.errors import StoreError
+from sac.index.client import make_client
+start, workspaces = float(sys.argv[1]), sys.argv[2:]
+for n, workspace in enumerate(workspaces):
+    time.sleep(max(0.0, start + n * 0.5 - time.time()))
+    try:
+        make_client(SacConfig(workspace=Path(workspace))).get_or_create_collection("opened")
+    except StoreError as err:
+        print(err)
+"""
+
+
+def test_processes_opening_a_new_store_at_once_all_open_it(tmp_path):
+    """Two CLI runs started together on a new workspace both create the store's tables; unguarded, one of them
+    failed ("table collections already exists", "database is locked") in 13 of 20 such rounds. Four processes
+    open each of 12 new stores at the same moment; every opening succeeds."""
+    workspaces = [str(tmp_path / f"w{n}") for n in range(12)]
+    start = time.time() + 8  # after every process has imported chromadb
+    procs = [subprocess.Popen([sys.executable, "-c", _OPEN_NEW_STORES, str(start), *workspaces], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [err for _, err in outputs]
+    assert [out for out, _ in outputs] == [""] * 4
+    for workspace in workspaces:
+        assert [c.name for c in _client(SacConfig(workspace=Path(workspace))).list_collections()] == ["opened"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from sac.config import SacConfig
 from sac.errors import StoreError
+from sac.workspace import file_lock
 
 _persistent_client_lock = threading.Lock()
 
@@ -40,8 +41,10 @@ def make_client(config: SacConfig) -> Any:
     try:
         path.mkdir(parents=True, exist_ok=True)
         # chromadb shares one System per path between clients and creates it without a lock: two sessions
-        # opening the same store at once get a KeyError or an unstarted System.
-        with _persistent_client_lock:
+        # opening the same store at once get a KeyError or an unstarted System. Two processes opening a new
+        # store at once both create its tables ("table collections already exists", "database is locked"),
+        # so the opening is also held under a lock file of the workspace.
+        with _persistent_client_lock, file_lock(config.workspace / "locks" / "chroma-open.lock"):
             return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as err:  # noqa: BLE001 - OSError, sqlite and chromadb's own errors
         raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
