@@ -130,6 +130,38 @@ def test_on_a_chroma_server_each_matter_has_its_own_database(tmp_path, chroma_se
     assert AuditLog(root.workspace).entries()[-1]["what"] == "matter 'acme-v-beta'"
 
 
+def _open_at_once(config: SacConfig, user: str, matter: str, sessions: int) -> list[BaseException]:
+    """``sessions`` threads open one matter's store at the same moment; the errors they met."""
+    barrier = threading.Barrier(sessions)
+    errors: list[BaseException] = []
+
+    def open_it() -> None:
+        barrier.wait()
+        try:
+            make_client(open_matter(config, user, matter))
+        except BaseException as err:  # noqa: BLE001 - returned to the test
+            errors.append(err)
+
+    threads = [threading.Thread(target=open_it) for _ in range(sessions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return errors
+
+
+def test_sessions_opening_a_new_matter_on_the_server_at_once_all_open_it(tmp_path, chroma_server):
+    """Opening a matter creates its server database unless it exists. Four sessions opening a new matter at once
+    all found it missing, and all but one failed ("Database [...] already exists") in 8 of 20 such rounds."""
+    names = [f"new-matter-{n}" for n in range(10)]
+    access = tmp_path / "access.toml"
+    access.write_text("[users]\n" + f'"alice@example.org" = [{", ".join(repr(name) for name in names)}]\n')
+    root = SacConfig(workspace=tmp_path / "workspace", access_file=access, chroma_url=chroma_server)
+    for name in names:
+        assert _open_at_once(root, "alice@example.org", name, 4) == [], name
+        assert list_indexes(make_client(open_matter(root, "alice@example.org", name))) == []
+
+
 def test_removing_a_matter_removes_its_folder_and_is_logged_at_the_root(root, memo, ndas):
     acme_cfg = open_matter(root, "bob@example.org", "acme-v-beta")
     with acting_as("bob@example.org"):

@@ -51,7 +51,9 @@ def make_client(config: SacConfig) -> Any:
 
 
 def _ensure_database(host: str, port: int, ssl: bool, settings: Any, name: str) -> None:
-    """Create the server's database ``name`` (one per matter) unless it exists."""
+    """Create the server's database ``name`` (one per matter) unless it exists. Clients that open a new matter at
+    once (two sessions, or shards on several machines) may all find it missing; the creations that lose the race
+    fail with "already exists", and count as opened when the database is there afterwards."""
     import chromadb
     from chromadb.errors import NotFoundError
 
@@ -59,7 +61,13 @@ def _ensure_database(host: str, port: int, ssl: bool, settings: Any, name: str) 
     try:
         admin.get_database(name)
     except NotFoundError:
-        admin.create_database(name)
+        try:
+            admin.create_database(name)
+        except Exception as err:  # noqa: BLE001 - the server answers "already exists" as a plain ChromaError
+            try:
+                admin.get_database(name)
+            except NotFoundError:
+                raise err from None
 
 
 def drop_database(config: SacConfig) -> bool:
