@@ -145,9 +145,9 @@ def sample_questions(ds: Dataset, n: int) -> Dataset:
 
 
 def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> list[dict[str, Any]]:
-    """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM difference to the reference;
-    where the rows name each question's document, DRM's interval and difference also with documents resampled
-    (``drm_by_document``, ``drm_vs_reference_by_document``)."""
+    """Rows per (subset, method): mean over k with intervals, DRM@1, paired DRM and recall differences to the
+    reference; where the rows name each question's document, DRM's interval and both differences also with
+    documents resampled (``drm_by_document``, ``drm_vs_reference_by_document``, ``recall_vs_reference_by_document``)."""
     rows = []
     subsets = (("all", per_query), ("identifiable", per_query[per_query["identifiable"]]),
                ("unidentifiable", per_query[~per_query["identifiable"]]))
@@ -157,13 +157,14 @@ def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> li
         frame = frame.drop(columns=["identifiable"])
         units = ("question", "document") if "document" in frame.columns else ("question",)
         ci = {unit: bootstrap_intervals(frame, n_resamples=resamples, resample=unit) for unit in units}
-        diffs: dict[tuple[str, str], tuple[Any, ...]] = {}
+        diffs: dict[tuple[str, str, str], tuple[Any, ...]] = {}
         if REFERENCE in methods:
             for method in methods:
                 for unit in units if method != REFERENCE else ():
-                    d = paired_difference(frame, REFERENCE, method, metric="drm", n_resamples=resamples,
-                                          resample=unit).iloc[0]
-                    diffs[method, unit] = (d["estimate"], d["low"], d["high"], d["verdict"])
+                    got = paired_difference(frame, REFERENCE, method, metric=["drm", "recall"], n_resamples=resamples,
+                                            resample=unit)
+                    for d in got.to_dict("records"):
+                        diffs[method, d["metric"], unit] = (d["estimate"], d["low"], d["high"], d["verdict"])
         for method in methods:
             get = {unit: c[(c["method"] == method) & (c["dataset"] != "overall")].set_index(["k", "metric"])
                    for unit, c in ci.items()}
@@ -177,10 +178,12 @@ def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> li
                 est, low, high = get["document"].loc[("mean", "drm"), ["estimate", "low", "high"]]
                 row["drm_by_document"] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2)]
             row["drm@1"] = round(100 * float(q.loc[(1, "drm"), "estimate"]), 2)
-            for unit, key in (("question", "drm_vs_reference"), ("document", "drm_vs_reference_by_document")):
-                if (method, unit) in diffs:
-                    est, low, high, verdict = diffs[method, unit]
-                    row[key] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2), verdict]
+            for metric in ("drm", "recall"):
+                for unit, suffix in (("question", ""), ("document", "_by_document")):
+                    if (method, metric, unit) in diffs:
+                        est, low, high, verdict = diffs[method, metric, unit]
+                        row[f"{metric}_vs_reference{suffix}"] = [round(100 * est, 2), round(100 * low, 2),
+                                                                  round(100 * high, 2), verdict]
             rows.append(row)
     return rows
 
@@ -191,16 +194,20 @@ def markdown(result: dict[str, Any]) -> str:
              f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
              f"{result['machine']['date']} · load {result['machine']['loadavg']}", "",
              "DRM, precision and recall in %, mean over k = 1…64, with 95 % bootstrap intervals over questions; "
-             f"Δ DRM = paired difference to {REFERENCE} on the same questions (negative is better)."
+             f"Δ DRM, Δ recall = paired differences to {REFERENCE} on the same questions (for DRM negative is "
+             "better, for recall positive)."
              + (" The columns marked *documents* resample the split's documents instead, each with all its "
                 "questions (sac.evaluation.uncertainty): the intervals to trust for new contracts." if by_document
                 else ""), ""]
     for block in result["blocks"]:
+        recall = any("recall_vs_reference" in r for r in block["rows"])  # runs stored before it was computed lack it
         extra = ("| DRM, *documents* | Δ DRM, *documents* " if by_document else "")
+        extra += ("| Δ recall vs " + REFERENCE + " " if recall else "")
+        extra += ("| Δ recall, *documents* " if recall and by_document else "")
         lines += [f"## {block['dataset']} · {block['split']} split · pool {block['documents']} documents · "
                   f"{block['titles']} titles", "",
                   "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " "
-                  + extra + "|", "|---" * (10 if by_document else 8) + "|"]
+                  + extra + "|", "|---" * (8 + 2 * by_document + recall + (recall and by_document)) + "|"]
         for r in block["rows"]:
             cells = [str(r["subset"]), str(r["method"]), str(r["questions"]),
                      format_interval(*(x / 100 for x in r["drm"])), f"{r['drm@1']:.1f}",
@@ -210,6 +217,10 @@ def markdown(result: dict[str, Any]) -> str:
                 ci = r.get("drm_by_document")
                 cells += [format_interval(*(x / 100 for x in ci)) if ci else "—",
                           _delta(r.get("drm_vs_reference_by_document"))]
+            if recall:
+                cells.append(_delta(r.get("recall_vs_reference")))
+                if by_document:
+                    cells.append(_delta(r.get("recall_vs_reference_by_document")))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
