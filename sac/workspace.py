@@ -9,7 +9,7 @@
   runs/<run id>/          saved evaluation runs (format: sac.evaluation.runs.RunFolder)
   reviews/                expert labels
   audit.jsonl             who did what, when (sac.audit)
-  locks/                  writer locks
+  locks/                  writer locks, and the lock that opens the embedded store
 ```
 No user-supplied string becomes a path without passing ``safe_name``.
 """
@@ -78,7 +78,8 @@ def file_lock(path: Path) -> Iterator[None]:
 
     The one lock idiom of the project: a thread lock per path (app sessions share a process, and
     ``flock`` does not exclude two open files of one process from each other) around ``fcntl.flock``
-    (CLI runs, servers). Index writers, the summary store, review files and the ONNX export use it.
+    (CLI runs, servers). Index writers, the summary store, review files, the ONNX export and the opening of the
+    embedded store use it.
     """
     key = str(Path(path).resolve())
     with _THREAD_LOCKS_GUARD:
