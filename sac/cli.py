@@ -130,7 +130,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     datasets = _datasets(wb, args)
     result = evaluate(
         wb, datasets, methods, ks, benchmark=Path(args.benchmark).name, progress=_Progress(not args.quiet),
-        log=None if args.quiet else (lambda line: print(line, file=sys.stderr)),
+        log=None if args.quiet else (lambda line: print(line, file=sys.stderr)), reopen_store=True,
     )
     result.timings["total"] = round(time.perf_counter() - started, 3)
     settings = {

@@ -27,7 +27,10 @@ A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compact
    of ContractNLI test, once at rank 1; on random vectors 41 of 300 queries; bench/README.md, "Summarizer v6").
    Collections of fewer than 1,000 records never flush at all. Settling writes records back unchanged (upserts
    of their own vectors, texts and metadata) until the log reaches the flush point: the whole graph is then on
-   disk and every process reads the same one (measured: 0 of 300 queries differ).
+   disk and every process reads the same one (measured: 0 of 300 queries differ). The settling process itself
+   keeps searching the graph it holds in memory, which the rewrites changed otherwise than the one on disk (238 of
+   300 queries differed on 48,000 vectors); a caller that is its process's one user of the store closes and
+   reopens it to read the disk's graph (``sac.evaluation.runs.evaluate(reopen_store=True)``).
 """
 
 from __future__ import annotations
