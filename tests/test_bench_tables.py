@@ -1,0 +1,37 @@
+"""The READMEs' headline tables hold exactly what bench/headline.py makes of the stored selection runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+import headline  # noqa: E402
+
+sys.path.remove(str(BENCH))
+
+
+@pytest.fixture(scope="module")
+def made() -> list[str]:
+    return [row for split in headline.SPLITS for row in headline.rows(split)]
+
+
+def test_every_headline_row_of_both_readmes_is_a_stored_runs(made):
+    blocks = {(row.split(" | ")[0], row.split(" | ")[1]) for row in made}
+    assert len(made) == 4 * len(headline.METHODS) * 2 and len(blocks) == 8  # 2 splits x 2 datasets x 2 title styles
+    for path in headline.READMES:
+        text = path.read_text("utf-8")
+        assert headline.write(text, made, path.name) == text, f"{path.name}: run python bench/headline.py --write"
+
+
+def test_a_changed_figure_or_a_missing_row_is_caught(made):
+    text = headline.READMES[0].read_text("utf-8")
+    row = made[0]
+    assert row in text
+    edited = text.replace(row, row.replace(" | 2", " | 3", 1))  # the question count of the first row
+    assert edited != text and headline.write(edited, made, "README.md") == text
+    with pytest.raises(SystemExit, match="README.md has no row for: cuad · dev"):
+        headline.write(text.replace(row + "\n", ""), made, "README.md")
