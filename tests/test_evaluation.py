@@ -142,3 +142,20 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: Unknown method 'sac-?'")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_evaluation_that_reopens_the_store_keeps_what_it_built_and_finds_the_same(tmp_path, memo, demo_datasets):
+    """``reopen_store`` (``sac eval``): the build's reports survive the store's closing, and the searches of the
+    reopened store give what a fresh workbench on the same store gives."""
+    from sac.config import SacConfig
+
+    config = SacConfig(workspace=tmp_path / "workspace")
+    methods = parse_methods("baseline,sac-generic+docs1")
+    ds = demo_datasets["contractnli"]
+    first = Workbench(config, embedder=memo)
+    logged: list[str] = []
+    result = evaluate(first, [ds], methods, [1, 8], log=logged.append, reopen_store=True)
+    chunks = result.corpora["contractnli"]["chunks"]
+    assert [line.split(": ", 1)[1] for line in logged] == [f"{chunks} chunks embedded, 0 already indexed, 0 removed"] * 2
+    again = evaluate(Workbench(config, embedder=memo), [ds], methods, [1, 8])
+    assert again.per_query == result.per_query and len(result.per_query) == 2 * 2 * len(ds.queries)
