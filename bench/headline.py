@@ -3,8 +3,8 @@
     python bench/headline.py            # print the dev and test tables
     python bench/headline.py --write    # put those rows into README.md and bench/README.md
 
-Reads ``bench/results/<RUN>.json`` for every split and dataset in ``RUNS`` (written by bench/selection.py with
-``--questions``; the commands are in bench/README.md) and makes one row per (dataset, title style, method):
+Reads the run ``RUN`` names for every split and dataset (``bench/results/<run>.json``, written by bench/selection.py
+with ``--questions``; the commands are in bench/README.md) and makes one row per (dataset, title style, method):
 DRM with its intervals over questions and over documents, DRM@1, precision, recall, and DRM on the identifiable
 questions and on the rest. ``--write`` replaces each README row whose first three cells (split · pool · embedder,
 titles, method) match a made row, and fails if a README lacks one, so every figure in those tables is one a
