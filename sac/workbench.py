@@ -210,21 +210,27 @@ class Workbench:
             lexical.lexical_indexes(index, self.summary_store, strategy=method.strategy,
                                     sections=method.option("sections") is not None)
             document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
-            self._settle(index)
+            settled = self._settle(index)
+            if settled:
+                reports[method.index_name] = dataclasses.replace(reports[method.index_name], settled=settled)
             if progress:
                 progress(f"BM25 and document index {method.index_name}", 1, 1)
         return reports
 
-    def _settle(self, index: Index) -> None:
+    def _settle(self, index: Index) -> int:
         """Flush the index's HNSW graphs (chunks, documents) to disk whole, so every process searching the embedded
-        store reads the same graph and gets the same hits (``sac.index.compaction.settle_collection``)."""
+        store reads the same graph and gets the same hits (``sac.index.compaction.settle_collection``); returns the
+        records written back (this process's own searches then read its in-memory graph: ``evaluate``'s
+        ``reopen_store``)."""
         if self.config.chroma_url:
-            return  # a server keeps one graph in its own process
+            return 0  # a server keeps one graph in its own process
         present = {c.name for c in self.client.list_collections()}
+        written = 0
         for name in (index.key.collection_name, doc_collection_name(index)):
             if name in present:
                 with write_lock(self.config.workspace / "locks", name):
-                    settle_collection(self.client, name, self.config.workspace / "chroma")
+                    written += settle_collection(self.client, name, self.config.workspace / "chroma")
+        return written
 
     def _check_embedder(self) -> None:
         """Let an embeddings server answer one request before a new index is created: a wrong URL, key or

@@ -145,17 +145,23 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
 
 
 def test_an_evaluation_that_reopens_the_store_keeps_what_it_built_and_finds_the_same(tmp_path, memo, demo_datasets):
-    """``reopen_store`` (``sac eval``): the build's reports survive the store's closing, and the searches of the
-    reopened store give what a fresh workbench on the same store gives."""
+    """``reopen_store`` (``sac eval``): a build that settled its graphs closes the store, its reports survive the
+    closing, and the searches of the reopened store give what a fresh workbench on the same store gives; with nothing
+    to settle, the store stays open."""
     from sac.config import SacConfig
 
     config = SacConfig(workspace=tmp_path / "workspace")
     methods = parse_methods("baseline,sac-generic+docs1")
     ds = demo_datasets["contractnli"]
     first = Workbench(config, embedder=memo)
+    opened = first.client
     logged: list[str] = []
     result = evaluate(first, [ds], methods, [1, 8], log=logged.append, reopen_store=True)
     chunks = result.corpora["contractnli"]["chunks"]
     assert [line.split(": ", 1)[1] for line in logged] == [f"{chunks} chunks embedded, 0 already indexed, 0 removed"] * 2
+    assert first.client is not opened  # under 1,000 records a graph flushes only when settled: it was, and reopened
     again = evaluate(Workbench(config, embedder=memo), [ds], methods, [1, 8])
     assert again.per_query == result.per_query and len(result.per_query) == 2 * 2 * len(ds.queries)
+    reopened = first.client
+    assert evaluate(first, [ds], methods, [1, 8], reopen_store=True).per_query == result.per_query
+    assert first.client is reopened  # nothing left to settle: the store stayed open

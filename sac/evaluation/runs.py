@@ -72,11 +72,12 @@ def evaluate(
 ) -> EvalResult:
     """Build what is missing, search every query once at the largest k, score every k.
 
-    ``reopen_store``: build every dataset's indexes first, then close the embedded store, so the searches read the
-    graphs as they lie on disk, as every later process does. A process whose build settled a graph (rewrote records
-    to flush it whole) otherwise searches the graph it holds in memory, which can differ by a few low-ranked hits
-    (bench/README.md, "Settled indexes"). Only for a caller that is its process's one user of the store (the CLI,
-    the benchmark scripts): closing stops the store's other clients in this process."""
+    ``reopen_store``: build every dataset's indexes first and, where the build settled a graph (rewrote records to
+    flush it whole: ``SyncReport.settled``), close the embedded store, so the searches read the graphs as they lie
+    on disk, as every later process does. The settling process otherwise searches the graph it holds in memory,
+    which can differ by a few low-ranked hits (bench/README.md, "Settled indexes"). Only for a caller that is its
+    process's one user of the store (the CLI, the benchmark scripts): closing stops the store's other clients in
+    this process."""
     ks = check_k_values(k_values)
     max_k = ks[-1]
     result = EvalResult([], [], [])
@@ -86,7 +87,8 @@ def evaluate(
         t0 = time.perf_counter()
         built = {ds.name: wb.build(corpus_name(benchmark, ds), ds.all_documents, methods, progress=progress)
                  for ds in datasets}
-        wb.close_store()
+        if any(report.settled for reports in built.values() for report in reports.values()):
+            wb.close_store()
         timings["index"] += time.perf_counter() - t0
     for ds in datasets:
         corpus = corpus_name(benchmark, ds)

@@ -92,10 +92,10 @@ class SyncReport:
     kept: int  # records already up to date
     documents_changed: int
     copied: int = 0  # of ``added``: vectors taken from another index that embedded the same text
+    settled: int = 0  # records written back unchanged to flush the graphs whole (``Workbench._settle``)
 
     @property
-    def embedded(self) -> int:
-        """Chunks that went through the embedder."""
+    def embedded(self) -> int:  # chunks that went through the embedder
         return self.added - self.copied
 
     def describe(self) -> str:
