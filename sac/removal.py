@@ -257,8 +257,8 @@ def _finish(wb: Workbench, report: RemovalReport) -> RemovalReport:
                 report = dataclasses.replace(report, compacted=True)
             except (ValueError, OSError) as err:  # a layout this code does not know: said, never claimed done
                 report = dataclasses.replace(report, notes=(*report.notes, (
-                    f"The vector files were not scrubbed ({err}): unused slots of chroma/*/data_level0.bin may "
-                    "still hold bytes the process held before.")))
+                    f"The vector files were not scrubbed ({err}): unused slots of chroma/*/data_level0.bin, "
+                    "link_lists.bin and length.bin may still hold bytes the process held before.")))
         except sqlite3.Error as err:  # another process holds the file (an app server, a CLI run)
             note = (f"Compacting the Chroma store failed ({err}): its records are deleted and rewritten, but "
                     "chroma.sqlite3 may keep the text in free pages until the next removal compacts it (with no other "

@@ -296,30 +296,70 @@ def test_a_locked_store_is_reported_not_claimed_compacted(memo, monkeypatch):
     assert "was compacted" not in report.message()
 
 
-def test_scrubbing_zeroes_what_hnsw_left_in_unused_slots_and_changes_no_search(tmp_path):
-    """hnswlib writes its link lists whole, unused slots included, without clearing them first: bytes the process
-    held before can reach the disk there. A planted string in unused slots of a real persisted index is zeroed, and
-    every query returns what it returned before."""
+def _closed_hnsw_index(tmp_path, name: str, n: int, seed: int, *, settle: bool = False, queries: int = 25, k: int = 8):
+    """A real persisted HNSW index of ``n`` random vectors (flushed every 100 writes; ``settle``: flushed whole), closed
+    as removal closes it before scrubbing. Returns the store folder, the index's segment folder, a search (the
+    first ``queries`` vectors, top ``k``) to run on the store reopened, and what that search found before."""
     import random
-    import struct
 
     import chromadb
     from chromadb.config import Settings
 
     from sac.index.client import release_store
-    from sac.index.compaction import scrub_store
+    from sac.index.compaction import settle_collection
 
-    rng = random.Random(7)
+    rng = random.Random(seed)
     store = tmp_path / "chroma"
     client = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
-    col = client.create_collection("scrub-me", configuration={"hnsw": {"space": "cosine", "sync_threshold": 100}})
-    vectors = [[rng.random() for _ in range(16)] for _ in range(600)]
-    col.add(ids=[f"c{i}" for i in range(600)], embeddings=vectors)
-    queries = vectors[:25]
-    before = col.query(query_embeddings=queries, n_results=8)["ids"]
+    col = client.create_collection(name, configuration={"hnsw": {"space": "cosine", "sync_threshold": 100}})
+    vectors = [[rng.random() for _ in range(16)] for _ in range(n)]
+    col.add(ids=[f"c{i}" for i in range(n)], embeddings=vectors)
+    if settle:
+        settle_collection(client, name, store)
+
+    def search() -> list:
+        opened = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
+        return opened.get_collection(name).query(query_embeddings=vectors[:queries], n_results=k)["ids"]
+
+    before = col.query(query_embeddings=vectors[:queries], n_results=k)["ids"]
     del col, client
-    release_store(SacConfig(workspace=tmp_path))  # closed, as removal closes it before scrubbing
+    release_store(SacConfig(workspace=tmp_path))
     [segment] = [d for d in store.iterdir() if (d / "header.bin").is_file()]
+    return store, segment, search, before
+
+
+def test_scrubbing_zeroes_the_norms_an_index_keeps_past_its_elements(tmp_path):
+    """length.bin holds one norm per element but is written for the index's capacity (100 elements when new): the
+    entries past the element count are uncleared memory. A planted string there is zeroed; the records' own norms
+    and every search stay as they were."""
+    import struct
+
+    from sac.index.compaction import scrub_store
+
+    store, segment, search, before = _closed_hnsw_index(tmp_path, "norms", 7, 11, settle=True, queries=7, k=3)
+    count = struct.unpack_from("<Q", (segment / "header.bin").read_bytes(), 4 + 8 * 2)[0]
+    norms = bytearray((segment / "length.bin").read_bytes())
+    assert count == 7 and len(norms) == 4 * 100  # settled: the header counts the 7 elements
+    kept = bytes(norms[:4 * count])
+    planted = uuid.uuid4().hex[:12].encode()
+    norms[200:200 + len(planted)] = planted
+    (segment / "length.bin").write_bytes(norms)
+
+    assert scrub_store(store) >= len(planted)
+    after = (segment / "length.bin").read_bytes()
+    assert planted not in after and after[:4 * count] == kept and not any(after[4 * count:])
+    assert search() == before
+
+
+def test_scrubbing_zeroes_what_hnsw_left_in_unused_slots_and_changes_no_search(tmp_path):
+    """hnswlib writes its link lists whole, unused slots included, without clearing them first: bytes the process
+    held before can reach the disk there. A planted string in unused slots of a real persisted index is zeroed, and
+    every query returns what it returned before."""
+    import struct
+
+    from sac.index.compaction import scrub_store
+
+    store, segment, search, before = _closed_hnsw_index(tmp_path, "scrub-me", 600, 7)
     level0 = bytearray((segment / "data_level0.bin").read_bytes())
     per_element = struct.unpack_from("<Q", (segment / "header.bin").read_bytes(), 4 + 8 * 3)[0]
     planted = uuid.uuid4().hex[:12].encode()
@@ -335,5 +375,4 @@ def test_scrubbing_zeroes_what_hnsw_left_in_unused_slots_and_changes_no_search(t
     assert scrub_store(store) >= 12 * len(planted)
     assert planted not in (segment / "data_level0.bin").read_bytes()
     assert scrub_store(store) == 0  # nothing left to zero
-    reopened = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
-    assert reopened.get_collection("scrub-me").query(query_embeddings=queries, n_results=8)["ids"] == before
+    assert search() == before

@@ -17,7 +17,9 @@ files too. What does remove them (measured on chromadb 1.5 with a planted string
    hnswlib allocates its link lists without clearing them and writes them whole, so bytes of whatever the process
    freed before (a removed document's text, say) can sit in unused slots of ``data_level0.bin`` and
    ``link_lists.bin``: seen once in a long test run. Slots past a list's count are never read, so zeroing them
-   changes no search.
+   changes no search. ``length.bin`` (one norm per element) is written for the index's capacity, the first 100
+   elements of a new one: its entries past the element count are uncleared memory too (a test's planted code word
+   was found there once, after a removal) and are zeroed the same way.
 
 A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compacting them is its operator's job.
 
@@ -110,9 +112,9 @@ _HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
 
 
 def scrub_hnsw(segment_dir: Path) -> int:
-    """Zero the unused neighbour slots (and each list header's unused byte) in one persisted HNSW index; returns
-    the bytes zeroed. Raises ValueError, changing nothing, when the files do not have the layout read here.
-    Only for a closed store: a running one would write its own copy back."""
+    """Zero the unused neighbour slots (and each list header's unused byte) and the norms past the element count in
+    one persisted HNSW index; returns the bytes zeroed. Raises ValueError, changing nothing, when the files do not
+    have the layout read here. Only for a closed store: a running one would write its own copy back."""
     header = (segment_dir / "header.bin").read_bytes()
     if len(header) < _HEADER.size:
         raise ValueError(f"{segment_dir / 'header.bin'}: {len(header)} bytes, expected at least {_HEADER.size}")
@@ -138,11 +140,18 @@ def scrub_hnsw(segment_dir: Path) -> int:
         zeroed += sum(_clear_list(links, start, block) for start in range(pos, pos + size, block))
         pos += size
     zeroed += _clear_tail(links, pos)
+    norms_path = segment_dir / "length.bin"  # one float32 per element (its vector's norm), written for the capacity
+    norms = bytearray(norms_path.read_bytes()) if norms_path.is_file() else bytearray()
+    if norms and (len(norms) % 4 or len(norms) < 4 * count):
+        raise ValueError(f"{norms_path}: {len(norms)} bytes for {count} elements of 4")
+    cleared_norms = _clear_tail(norms, 4 * count)
     if zeroed:
         _replace(segment_dir / "data_level0.bin", level0)
         if links:
             _replace(links_path, links)
-    return zeroed
+    if cleared_norms:
+        _replace(norms_path, norms)
+    return zeroed + cleared_norms
 
 
 def _clear_list(buffer: bytearray, start: int, size: int) -> int:
