@@ -205,8 +205,9 @@ class BuildJob:
                                       "removed": r.deleted, "documents changed": r.documents_changed})
             added = sum(r.embedded for r in reports.values())
             kept = sum(r.kept for r in reports.values())
-            self._messages.append(("info", f"{step.label or step.corpus}: {len(step.documents)} documents indexed, "
-                                           f"{added:,} chunks embedded, {kept:,} already indexed."))
+            n = len(step.documents)
+            self._messages.append(("info", f"{step.label or step.corpus}: {n} document{'' if n == 1 else 's'} indexed "
+                                           f"for {', '.join(reports)}: {added:,} chunks embedded, {kept:,} already indexed."))
             self._generation += 1
         self.on_change()
 

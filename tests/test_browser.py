@@ -244,7 +244,7 @@ def test_hostile_document_shows_as_text_and_nothing_runs(app_url, page):
     page.locator("[data-testid=stFileUploader]").get_by_text("KB").wait_for(timeout=30_000)
     _settle(page)
     page.get_by_role("button", name="Add and build indexes").click()
-    page.get_by_text("evil-docs: 1 documents indexed", exact=False).wait_for(timeout=300_000)
+    page.get_by_text("evil-docs: 1 document indexed for ", exact=False).wait_for(timeout=300_000)
     _settle(page)
     page.screenshot(path=str(ARTIFACTS / "browser-upload.png"), full_page=True)
 

@@ -140,7 +140,7 @@ def test_the_overall_bar_counts_every_index_and_each_completed_index_is_announce
     assert final.overall.startswith("Two NDAs: done in")
     assert [r["method"] for r in final.reports] == ["baseline", "sac-generic"]
     assert [r["chunks embedded"] for r in final.reports] == [chunks, chunks]
-    assert any(t == f"two: 2 documents indexed, {2 * chunks:,} chunks embedded, 0 already indexed."
+    assert any(t == f"two: 2 documents indexed for baseline, sac-generic: {2 * chunks:,} chunks embedded, 0 already indexed."
                for k, t in final.messages if k == "info")
     fractions = [s.fraction for s in seen if s.running]  # (the last look may catch it ended, at 1.0)
     assert fractions == sorted(fractions) and all(f < 1 for f in fractions)

@@ -406,7 +406,7 @@ def test_corpus_upload_reports_bad_files_builds_and_removes(demo_copy):
     assert len(errors) == 2 and any("broken.pdf" in e for e in errors) and any("image.png" in e for e in errors)
     assert not at.file_uploader(key="corpus_files_1").value  # the uploader is empty again
     finish_build(at)
-    assert any("uploads: 3 documents indexed" in i.value for i in at.info)
+    assert any("uploads: 3 documents indexed for " in i.value for i in at.info)
     assert any("Building uploads: done in" in s.value for s in at.success)
     assert set(_frame(at, "method", "chunks embedded")["method"]) == {"baseline", "sac-expert"}
     ws = Workspace(demo_copy)
@@ -482,7 +482,7 @@ def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy)
         _ok(at)
         assert any("1 summaries to make" in i.value and "estimate: 1 requests" in i.value for i in at.info)
         _ok(finish_build(at))
-        assert any("llm-uploads: 1 documents indexed" in i.value for i in at.info)
+        assert any("llm-uploads: 1 document indexed for " in i.value for i in at.info)
         assert stub.calls == 1
     ws = Workspace(demo_copy)
     doc = ws.load_corpus("llm-uploads")[0]

@@ -181,7 +181,7 @@ def _work_together(url: str, people: dict, uploads: dict) -> str | None:
         time.sleep(0.3)
     for who, page in people.items():
         _settle(page)
-        assert page.get_by_text(f"{UPLOADS[who]}: 1 documents indexed", exact=False).count()
+        assert page.get_by_text(f"{UPLOADS[who]}: 1 document indexed for ", exact=False).count()
         assert page.get_by_text("stopped:", exact=False).count() == 0
     _shot(alice, "3-alice-built")
     _shot(bob, "3-bob-built")
