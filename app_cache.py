@@ -27,6 +27,7 @@ from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
+from sac.evaluation.mismatch import mismatch_tables
 from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference, few_units_note
 from sac.index import snapshot as index_snapshot
@@ -339,6 +340,16 @@ def _run_retrieved(path: str, stamp: float) -> list[dict[str, Any]]:
 def run_retrieved(run: RunFolder) -> list[dict[str, Any]]:
     """A saved run's retrieved hits (``retrieved.jsonl``), read once."""
     return _run_retrieved(str(run.path), run.stamp)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _run_mismatch(path: str, stamp: float, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return mismatch_tables(RunFolder(Path(path)), dataset, method, k)
+
+
+def run_mismatch(run: RunFolder, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where a saved run's wrong-document hits go, and whose questions they come from (sac.evaluation.mismatch)."""
+    return _run_mismatch(str(run.path), run.stamp, dataset, method, k)
 
 
 def snapshot(wb: Workbench, corpus: str, method: str) -> IndexSnapshot:

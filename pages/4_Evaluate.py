@@ -22,6 +22,7 @@ from sac.ingest.pools import attach_pool
 from sac.render import plots
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.summaries.sets import import_summary_sets
+from sac.types import document_title
 
 app_cache.page_setup("Evaluate", "📈")
 SOURCES = catalog.SOURCES_DIR
@@ -143,6 +144,36 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     return export
 
 
+def titles(doc_ids: str) -> str:
+    """Display names of one document or of several "|"-joined ones."""
+    return " | ".join(document_title(d) for d in doc_ids.split("|"))
+
+
+def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int]) -> None:
+    """Where the run's wrong-document hits go (the documents that take them) and whose questions they come from."""
+    cols = st.columns(2)
+    method = cols[0].selectbox("Method", methods, key="eval_mismatch_method",
+                               index=next((i for i, m in enumerate(methods) if m != "baseline"), 0))
+    k = cols[1].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
+    try:
+        takers, asked = app_cache.run_mismatch(run, dataset, method, k)
+    except SacError as err:
+        st.warning(str(err))
+        return
+    percent = st.column_config.NumberColumn(format="%.1f %%")
+    titled = {"document": st.column_config.TextColumn(width="large")}
+    st.markdown(f"**Documents that took wrong hits** ({int(takers['wrong hits'].sum())} wrong hits at k={k})")
+    st.dataframe(takers.assign(document=[titles(d) for d in takers["document"]],
+                               **{"share of wrong hits": takers["share of wrong hits"] * 100}),
+                 hide_index=True, key="eval_mismatch_takers", column_config={**titled, "share of wrong hits": percent})
+    st.markdown("**Documents asked about**: their questions' DRM, worst first")
+    st.dataframe(asked.assign(document=[titles(d) for d in asked["document"]], drm=asked["drm"] * 100),
+                 hide_index=True, key="eval_mismatch_asked", column_config={**titled, "drm": percent})
+    st.caption("A few documents taking most wrong hits are look-alikes of the contracts asked about, or attractors: "
+               "short texts full of the words every question uses. Their summaries are the first to read on "
+               "**Summaries**.")
+
+
 runs = {r.run_id: r for r in list_runs(ws)}
 if not runs:
     st.info("No saved run yet: choose datasets and methods above and run the evaluation.")
@@ -176,6 +207,13 @@ right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
 st.dataframe(summary_table(frame), key="eval_summary")
 uncertainty = uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
+
+
+where = st.expander(f"Where the wrong-document hits go ({chart_set})", key="eval_mismatch", on_change="rerun")
+if where.open:
+    with where:
+        mismatch_ui(runs[run_id], chart_set, sorted(set(frame["method"])),
+                    sorted({int(k) for k in frame["k"] if str(k) != "mean"}))
 with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
 cols = st.columns(2)

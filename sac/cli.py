@@ -15,6 +15,7 @@ Examples:
   python -m sac benchmark build all --out bench/.workspace/full --titles both
   python -m sac runs list
   python -m sac runs compare RUN_A RUN_B
+  python -m sac runs mismatch RUN --k 8          # which documents take the wrong-document hits
   python -m sac remove --corpus mine contract-7.pdf      # --all: the whole corpus
   python -m sac remove --matter acme-v-beta              # a whole matter (SAC_WORKSPACE: the deployment's root)
 """
@@ -273,6 +274,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_mismatch(run: RunFolder, k: int, top: int) -> None:
+    """Per dataset and method of a run: the documents that took the most wrong hits at k, and the documents asked
+    about with the worst DRM (sac.evaluation.mismatch)."""
+    from sac.evaluation.mismatch import every_mismatch_table
+
+    for (dataset, method), (takers, asked) in every_mismatch_table(run, k).items():
+        print(f"\n{dataset} / {method}, k={k}: {int(takers['wrong hits'].sum())} wrong hits"
+              f" (DRM {100 * asked['wrong hits'].sum() / max(1, asked['hits'].sum()):.1f} %)")
+        if len(takers):
+            shown = takers.head(top).assign(**{"share of wrong hits": (100 * takers["share of wrong hits"]).round(1)})
+            print("documents that took wrong hits:\n" + shown.to_string(index=False))
+        print("documents asked about, worst DRM first:\n"
+              + asked.head(top).assign(drm=(100 * asked["drm"]).round(1)).to_string(index=False))
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     from sac.evaluation.runs import compare_runs, list_runs, open_run, summary_table
     from sac.workspace import Workspace
@@ -292,6 +308,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print(summary_table(metrics).to_string())
         methods = list(dict.fromkeys(metrics["method"]))
         _print_uncertainty(run, args.reference or ("baseline" if "baseline" in methods else None), methods, args.resample)
+        return 0
+    if args.action == "mismatch":
+        if len(args.run_ids) != 1:
+            raise ConfigError("`runs mismatch` takes one run id")
+        _print_mismatch(open_run(ws, args.run_ids[0]), args.k or 8, args.top)
         return 0
     if len(args.run_ids) != 2:
         raise ConfigError("`runs compare` takes two run ids")
@@ -428,8 +449,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_query)
 
     p = sub.add_parser("runs", parents=[common], help="list, show or compare saved runs")
-    p.add_argument("action", choices=["list", "show", "compare"])
+    p.add_argument("action", choices=["list", "show", "compare", "mismatch"],
+                   help="mismatch: where a run's wrong-document hits go, per dataset and method")
     p.add_argument("run_ids", nargs="*")
+    p.add_argument("--k", type=int, help="mismatch: at this k (default 8)")
+    p.add_argument("--top", type=int, default=10, help="mismatch: rows per table (default 10)")
     p.add_argument("--reference", help="show: each method's paired difference to this one (default: baseline, if run)")
     p.add_argument("--resample", choices=["question", "document"], default="question",
                    help="show: what the bootstrap draws (as for eval)")

@@ -265,6 +265,20 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     assert not by_document.equals(intervals)
     assert any(c.value == "Rough: only 5 documents in contractnli to draw from." for c in at.caption)
 
+    # Where the wrong hits go, for the first method other than the baseline at k=8: the documents that took them
+    # add up to the run's wrong hits, and the documents asked about to its DRM at k=8.
+    at.session_state["eval_mismatch"] = True
+    at.run()
+    _ok(at)
+    takers, asked = _frame(at, "wrong hits", "share of wrong hits"), _frame(at, "wrong first hit", "drm")
+    per_query = run.per_query()
+    wrong8 = per_query[(per_query["k"] == 8) & (per_query["method"] == "sac-expert")]["wrong"].sum()
+    assert takers["wrong hits"].sum() == asked["wrong hits"].sum() == wrong8 > 0
+    assert takers["share of wrong hits"].sum() == pytest.approx(100.0)
+    drm8 = metrics[(metrics["k"] == "8") & (metrics["method"] == "sac-expert")]["drm"].iloc[0]
+    assert asked["wrong hits"].sum() / asked["hits"].sum() == pytest.approx(drm8)
+    assert asked["questions"].sum() == 52 and len(asked) == 5
+
     # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
     cmp.session_state["cmp_all_questions"] = True

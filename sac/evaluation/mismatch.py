@@ -1,0 +1,112 @@
+"""Where a run's wrong-document hits go, and whose questions they come from.
+
+DRM says how many hits come from another document; fixing it takes knowing which documents. Two tables per
+(dataset, method) at one k, read from a saved run (``retrieved.jsonl`` for the hits, ``per_query.csv`` for each
+question's gold documents):
+
+- ``wrong_hit_takers``: every document that took a wrong hit (a hit for a question about another document):
+  how many, for how many questions, how many of those were the question's first hit, and its share of the
+  method's wrong hits. A few documents taking most of them are look-alikes of the asked-about contracts or
+  attractors (a short template full of the words every question uses).
+- ``questions_by_document``: per document asked about, its questions, their DRM at k (pooled over their hits,
+  as ``metrics.csv`` pools a dataset's) and how many had a wrong first hit.
+
+Both sum back to the run's own figures: the takers' wrong hits are the method's wrong hits at k, and the pooled
+DRM over every row of the second table is the run's DRM at k.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+import pandas as pd
+
+from sac.errors import ConfigError
+from sac.evaluation.runs import RunFolder
+
+TAKER_COLUMNS = ["document", "wrong hits", "questions", "first hits", "share of wrong hits"]
+ASKED_COLUMNS = ["document", "questions", "hits", "wrong hits", "drm", "wrong first hit"]
+
+
+def _rows(
+    run: RunFolder, dataset: str, method: str, k: int, *, per_query: pd.DataFrame | None = None,
+    retrieved: list[dict[str, Any]] | None = None,
+) -> list[tuple[list[str], frozenset[str]]]:
+    """Per question of (dataset, method): its top-k hit documents in rank order and its gold documents
+    (``per_query`` and ``retrieved``: the run's files, when already read)."""
+    per_query = run.per_query() if per_query is None else per_query
+    if "document" not in per_query.columns:
+        raise ConfigError(f"Run {run.run_id} was saved before runs recorded each question's document: run it again "
+                          "to see where its wrong hits go.")
+    mine = per_query[(per_query["dataset"] == dataset) & (per_query["method"] == method)]
+    if mine.empty:
+        raise ConfigError(f"Run {run.run_id} has no rows for dataset {dataset!r} and method {method!r}.")
+    largest = int(mine["k"].max())
+    if not 1 <= k <= largest:
+        raise ConfigError(f"k={k} is outside this run: it retrieved the top {largest} hits per question, so k can be "
+                          f"1 to {largest}.")
+    gold = {str(q): frozenset(str(d).split("|")) for q, d in zip(mine["query_id"], mine["document"])}
+    out = []
+    for row in run.retrieved() if retrieved is None else retrieved:
+        if row.get("dataset") == dataset and row.get("method") == method and str(row.get("query_id")) in gold:
+            hits = [str(h["file_path"]) for h in row.get("retrieved", [])[:k]]
+            out.append((hits, gold[str(row["query_id"])]))
+    return out
+
+
+def mismatch_tables(run: RunFolder, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``wrong_hit_takers`` and ``questions_by_document`` from one read of the run."""
+    rows = _rows(run, dataset, method, k)
+    return _takers(rows), _asked(rows)
+
+
+def every_mismatch_table(run: RunFolder, k: int) -> dict[tuple[str, str], tuple[pd.DataFrame, pd.DataFrame]]:
+    """``mismatch_tables`` of every (dataset, method) of the run, in the run's order, its files read once."""
+    per_query, retrieved = run.per_query(), run.retrieved()
+    out = {}
+    for dataset, method in dict.fromkeys(zip(per_query["dataset"], per_query["method"])):
+        rows = _rows(run, dataset, method, k, per_query=per_query, retrieved=retrieved)
+        out[(dataset, method)] = (_takers(rows), _asked(rows))
+    return out
+
+
+def wrong_hit_takers(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
+    """The documents that took wrong hits at k, most first (TAKER_COLUMNS; the share as a fraction)."""
+    return _takers(_rows(run, dataset, method, k))
+
+
+def questions_by_document(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
+    """Per document asked about, its questions' DRM at k, worst first (ASKED_COLUMNS; DRM as a fraction). A
+    question with several gold documents counts under their "|"-joined names."""
+    return _asked(_rows(run, dataset, method, k))
+
+
+def _takers(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
+    hits: Counter[str] = Counter()
+    questions: Counter[str] = Counter()
+    firsts: Counter[str] = Counter()
+    for ranked, gold in rows:
+        wrong = [d for d in ranked if d not in gold]
+        hits.update(wrong)
+        questions.update(set(wrong))
+        if ranked and ranked[0] not in gold:
+            firsts[ranked[0]] += 1
+    total = sum(hits.values())
+    order = sorted(hits, key=lambda doc: (-hits[doc], -firsts[doc], doc))
+    table = [[doc, hits[doc], questions[doc], firsts[doc], hits[doc] / total] for doc in order]
+    return pd.DataFrame(table, columns=TAKER_COLUMNS)
+
+
+def _asked(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
+    tally: dict[str, Any] = defaultdict(lambda: [0, 0, 0, 0])  # questions, hits, wrong hits, wrong first hits
+    for ranked, gold in rows:
+        row = tally["|".join(sorted(gold))]
+        wrong = sum(d not in gold for d in ranked)
+        row[0] += 1
+        row[1] += len(ranked)
+        row[2] += wrong
+        row[3] += bool(ranked) and ranked[0] not in gold
+    table = sorted(([doc, q, n, w, (w / n if n else 0.0), f] for doc, (q, n, w, f) in tally.items()),
+                   key=lambda r: (-r[4], -r[1], r[0]))
+    return pd.DataFrame(table, columns=ASKED_COLUMNS)

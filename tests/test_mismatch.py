@@ -1,0 +1,78 @@
+"""Where wrong-document hits go: the tables of a real saved run on the demo NDAs sum back to its DRM, and each
+figure matches a count made straight from retrieved.jsonl."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sac.errors import ConfigError
+from sac.evaluation.mismatch import questions_by_document, wrong_hit_takers
+from sac.evaluation.runs import evaluate, save_run
+from sac.retrieval.methods import parse_methods
+from sac.workbench import Workbench
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, memo, demo_datasets):
+    from sac.config import SacConfig
+
+    wb = Workbench(SacConfig(workspace=tmp_path_factory.mktemp("mismatch") / "ws"), embedder=memo)
+    result = evaluate(wb, [demo_datasets["contractnli"]], parse_methods("baseline,sac-generic"), [1, 8])
+    return save_run(wb.workspace, result, wb.config, {"datasets": ["contractnli"]})
+
+
+def _drm(run, method, k):
+    metrics = run.metrics()
+    row = metrics[(metrics["method"] == method) & (metrics["k"] == str(k)) & (metrics["dataset"] == "contractnli")]
+    return float(row["drm"].iloc[0])
+
+
+@pytest.mark.parametrize("method", ["baseline", "sac-generic"])
+def test_the_tables_sum_back_to_the_run_and_match_its_hits(run, demo_datasets, method):
+    gold = {q.text: {s.doc_id for s in q.gold} for q in demo_datasets["contractnli"].queries}
+    rows = [json.loads(line) for line in (run.path / "retrieved.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r["method"] == method]
+    for k in (1, 8):
+        takers = wrong_hit_takers(run, "contractnli", method, k)
+        asked = questions_by_document(run, "contractnli", method, k)
+        wrong = [(h["file_path"], r["query"]) for r in rows for h in r["retrieved"][:k]
+                 if h["file_path"] not in gold[r["query"]]]
+        assert takers["wrong hits"].sum() == len(wrong) > 0
+        assert takers["share of wrong hits"].sum() == pytest.approx(1.0)
+        top = takers.iloc[0]
+        assert top["wrong hits"] == sum(d == top["document"] for d, _ in wrong) == takers["wrong hits"].max()
+        assert top["questions"] == len({q for d, q in wrong if d == top["document"]})
+        assert takers["first hits"].sum() == sum(r["retrieved"][0]["file_path"] not in gold[r["query"]] for r in rows)
+        assert asked["questions"].sum() == 52 and asked["wrong hits"].sum() == len(wrong)
+        assert asked["wrong hits"].sum() / asked["hits"].sum() == pytest.approx(_drm(run, method, k))
+        assert asked["wrong first hit"].sum() == takers["first hits"].sum()
+        assert list(asked["drm"]) == sorted(asked["drm"], reverse=True)
+        assert set(asked["document"]) == {d for g in gold.values() for d in g}
+
+
+def test_a_method_or_dataset_the_run_lacks_is_named(run):
+    with pytest.raises(ConfigError, match="'sac-expert'"):
+        wrong_hit_takers(run, "contractnli", "sac-expert", 8)
+    with pytest.raises(ConfigError, match="'cuad'"):
+        questions_by_document(run, "cuad", "baseline", 8)
+    with pytest.raises(ConfigError, match="k can be 1 to 8"):
+        wrong_hit_takers(run, "contractnli", "baseline", 9)
+    with pytest.raises(ConfigError, match="k can be 1 to 8"):
+        wrong_hit_takers(run, "contractnli", "baseline", 0)
+
+
+def test_the_command_line_prints_both_tables_per_method(run):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-m", "sac", "runs", "mismatch", run.run_id, "--k", "1", "--top", "2",
+                          "--workspace", str(run.path.parents[1])], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    for method in ("baseline", "sac-generic"):
+        takers = wrong_hit_takers(run, "contractnli", method, 1)
+        drm = 100 * _drm(run, method, 1)
+        assert f"contractnli / {method}, k=1: {takers['wrong hits'].sum()} wrong hits (DRM {drm:.1f} %)" in out
+    assert out.count("documents that took wrong hits:") == 2 and out.count("worst DRM first:") == 2
