@@ -9,6 +9,7 @@ import streamlit as st
 
 import app_cache
 from sac.errors import SacError
+from sac.evaluation.agreement import agreement_table, disagreements, format_agreement, labels_against_flags
 from sac.evaluation.compare import ComparisonRequest, compare_methods
 from sac.evaluation.review import (
     LABELS,
@@ -52,6 +53,50 @@ else:
     st.text_input("Reviewer (you are signed in; saved with every label)", signed_in, disabled=True, key="rev_reviewer_signed_in")
 source = st.radio("Review", ["A live comparison", "A saved evaluation run"], horizontal=True, key="rev_source")
 
+
+def labels_overview() -> None:
+    """Every label of the workspace: counts per method, the reviewers' agreement, exports. Shown with or without a
+    question chosen."""
+    st.subheader("Labels so far")
+    all_labels = store.labels()
+    if all_labels:
+        summary = label_summary(all_labels)
+        cols = st.columns([3, 2])
+        cols[0].dataframe(summary, hide_index=True, key="rev_summary")
+        cols[1].plotly_chart(plots.label_counts_figure(summary), key="rev_summary_fig")
+        with st.expander(f"All {len(all_labels)} labels", key="rev_all_labels"):
+            st.dataframe(labels_frame(all_labels), hide_index=True, key="rev_labels_table")
+        st.download_button("Export labels as CSV", labels_csv(all_labels), file_name="sac-review-labels.csv",
+                           mime="text/csv", key="rev_export_csv", on_click=app_cache.record_export,
+                           args=("review labels (CSV)",), kwargs={"labels": len(all_labels)})
+        agreement = agreement_table(all_labels)
+        if not agreement.empty:
+            st.markdown("**Agreement between reviewers**, on the chunks both labelled (each reviewer's latest label "
+                        "of a chunk, whichever method retrieved it)")
+            st.dataframe(format_agreement(agreement), hide_index=True, key="rev_agreement")
+            st.caption("Cohen's kappa: 1 is full agreement, 0 what chance gives with each reviewer's own label "
+                       "frequencies; relevance counts relevant and partly relevant against the rest. In brackets, a 95 % "
+                       "bootstrap interval over the chunks: from a few chunks it is wide.")
+            differ = disagreements(all_labels)
+            with st.expander(f"{len(differ)} chunks labelled differently", key="rev_disagreements"):
+                st.dataframe(differ, hide_index=True, key="rev_disagreements_table")
+                st.download_button("Export them as CSV", differ.to_csv(index=False), file_name="sac-review-disagreements.csv",
+                                   mime="text/csv", key="rev_export_disagreements", on_click=app_cache.record_export,
+                                   args=("review disagreements (CSV)",), kwargs={"chunks": len(differ)})
+        truth = {(corpus, q.query_id): {s.doc_id for s in q.gold}
+                 for corpus in sorted({lab.corpus for lab in all_labels} & set(entries))
+                 for q in app_cache.dataset(entries[corpus]).queries}
+        flags = labels_against_flags(all_labels, truth)
+        if flags[flags.columns[1:]].to_numpy().sum():
+            st.markdown("**Expert labels against the benchmark's wrong-document flags** (benchmark questions only)")
+            st.dataframe(flags, hide_index=True, key="rev_flags")
+            st.caption("DRM counts every hit of the right-hand column as wrong. One labelled relevant there is a "
+                       "look-alike that answers the question as well; one labelled wrong document on the left says the "
+                       "benchmark's ground truth misses a document.")
+    else:
+        st.caption("No labels yet.")
+
+
 gold: tuple = ()
 pinned: list[str] = []
 hits: dict = {}
@@ -87,6 +132,7 @@ if source == "A live comparison":
     label_source = "live"
     if not query or not methods:
         st.info("Type a question, pick a benchmark question, or run one on **Compare**; and choose methods.")
+        labels_overview()
         st.stop()
     try:
         hits = app_cache.search(wb, corpus, methods, query, k)
@@ -97,6 +143,7 @@ else:
     runs = {r.run_id: r for r in list_runs(ws)}
     if not runs:
         st.info("No saved run yet: run one on **Evaluate**.")
+        labels_overview()
         st.stop()
     cols = st.columns([3, 1, 1])
     run_id = cols[0].selectbox("Run", list(runs), format_func=lambda r: runs[r].description, key="rev_run")
@@ -160,20 +207,7 @@ for tab, result in zip(tabs, comparison.results):
             except SacError as err:
                 message.error(str(err))
 
-st.subheader("Labels so far")
-all_labels = store.labels()
-if all_labels:
-    summary = label_summary(all_labels)
-    cols = st.columns([3, 2])
-    cols[0].dataframe(summary, hide_index=True, key="rev_summary")
-    cols[1].plotly_chart(plots.label_counts_figure(summary), key="rev_summary_fig")
-    with st.expander(f"All {len(all_labels)} labels", key="rev_all_labels"):
-        st.dataframe(labels_frame(all_labels), hide_index=True, key="rev_labels_table")
-    st.download_button("Export labels as CSV", labels_csv(all_labels), file_name="sac-review-labels.csv",
-                       mime="text/csv", key="rev_export_csv", on_click=app_cache.record_export,
-                       args=("review labels (CSV)",), kwargs={"labels": len(all_labels)})
-else:
-    st.caption("No labels yet.")
+labels_overview()
 
 st.subheader("Mark new ground truth")
 options = [(r.method, h) for r in comparison.results for h in r.hits if h.span.doc_id in documents]

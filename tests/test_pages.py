@@ -374,6 +374,39 @@ def test_review_label_survives_a_restart_and_exports(demo_copy):
     assert [b.label for b in restarted.get("download_button")][0] == "Export labels as CSV"
 
 
+def test_review_shows_how_far_two_reviewers_agree_and_where_they_differ(demo_copy):
+    from sac.chunking.split import chunk_document
+    from sac.evaluation.review import ChunkLabel
+
+    [nda] = [d for d in _demo_docs() if "VELCO" in d.doc_id]
+    [other] = [d for d in _demo_docs() if "AGProjects" in d.doc_id]
+    spans = [c.span for c in chunk_document(nda)[:4]]
+    look_alike = chunk_document(other)[3].span  # another NDA's chunk: DRM flags it
+    query = ("Consider VELCO's Non-Disclosure Agreement; Does the document restrict the use of Confidential "
+             "Information to the purposes stated in the Agreement?")  # the demo's contractnli-0011
+    given = {"Ada": ["relevant", "relevant", "not relevant", "boilerplate"],
+             "Grace": ["relevant", "partly relevant", "not relevant", "not relevant"]}
+    ReviewStore(Workspace(demo_copy).reviews_dir).save_labels([
+        ChunkLabel(corpus="demo-contractnli", query_id="contractnli-0011", query=query, method="baseline",
+                   doc_id=span.doc_id, start=span.start, end=span.end, label=label, reviewer=who)
+        for who, labels in [*given.items(), ("Ada", ["relevant"])]
+        for span, label in zip(spans if len(labels) > 1 else [look_alike], labels)])
+    at = _ok(_app().switch_page("pages/5_Review.py").run())
+    [row] = _frame(at, "reviewers", "kappa (5 labels)").to_dict("records")
+    # 2 of 4 alike; p_e = (2*1 + 1*2 + 0*1 + 1*0) / 16 = 0.25, kappa = (0.5 - 0.25) / 0.75 = 0.33; relevance: all alike
+    assert (row["reviewers"], row["chunks both labelled"], row["same label"]) == ("Ada · Grace", 4, "50 %")
+    assert row["kappa (5 labels)"].startswith("0.33 [") and row["same relevance"] == "100 %"
+    assert row["kappa (relevance)"].startswith("1.00")
+    differ = _frame(at, "labels", "document")
+    assert sorted(differ["labels"]) == ["Ada: boilerplate · Grace: not relevant",
+                                        "Ada: relevant · Grace: partly relevant"]
+    assert "Export them as CSV" in [b.label for b in at.get("download_button")]
+    flags = _frame(at, "label", "another document (flagged)").set_index("label")
+    assert flags.loc["relevant"].tolist() == [3, 1] and flags.loc["not relevant"].tolist() == [3, 0]
+    assert flags.loc["partly relevant", "right document"] == flags.loc["boilerplate", "right document"] == 1
+    assert flags.to_numpy().sum() == 9
+
+
 def test_review_marks_new_ground_truth_and_exports_a_benchmark(demo_copy):
     at = _ok(_app().switch_page("pages/5_Review.py").run())
     at.text_input(key="rev_reviewer").input("Ada").run()

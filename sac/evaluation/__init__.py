@@ -1,4 +1,4 @@
-"""Evaluation: metrics, benchmark runs and their folders, comparisons, reviews, diagnostics.
+"""Evaluation: metrics, benchmark runs and their folders, comparisons, reviews and reviewers' agreement, diagnostics.
 
 Names load on first use (PEP 562), so importing one stage never imports the others.
 """
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from sac._exports import lazy_getattr
 
 if TYPE_CHECKING:
+    from sac.evaluation.agreement import agreement_table, cohen_kappa, disagreements
     from sac.evaluation.compare import (
         Comparison,
         ComparisonRequest,
@@ -66,14 +67,17 @@ _EXPORTS = {
     "ReviewStore": "review",
     "RunFolder": "runs",
     "aggregate": "metrics",
+    "agreement_table": "agreement",
     "benchmark_json": "review",
     "bootstrap_intervals": "uncertainty",
     "char_overlap": "metrics",
+    "cohen_kappa": "agreement",
     "compare_methods": "compare",
     "compare_runs": "runs",
     "compare_to_reference": "uncertainty",
     "corpus_name": "runs",
     "dataset_scores": "compare",
+    "disagreements": "agreement",
     "document_diffs": "compare",
     "document_retrieval_mismatch": "metrics",
     "evaluate": "runs",
@@ -110,14 +114,17 @@ __all__ = [
     "ReviewStore",
     "RunFolder",
     "aggregate",
+    "agreement_table",
     "benchmark_json",
     "bootstrap_intervals",
     "char_overlap",
+    "cohen_kappa",
     "compare_methods",
     "compare_runs",
     "compare_to_reference",
     "corpus_name",
     "dataset_scores",
+    "disagreements",
     "document_diffs",
     "document_retrieval_mismatch",
     "evaluate",
