@@ -144,7 +144,6 @@ def format_agreement(table: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-
 def labels_against_flags(labels: Sequence[ChunkLabel], gold: Mapping[tuple[str, str], Iterable[str]]) -> pd.DataFrame:
     """How experts labelled the hits the benchmark calls right and those it flags as another document's (DRM's
     wrong-document hits): one row per label, counting each reviewer's latest label of each chunk once.
