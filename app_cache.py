@@ -27,7 +27,7 @@ from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
-from sac.evaluation.mismatch import mismatch_tables
+from sac.evaluation.mismatch import Mismatch, mismatch_tables
 from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference, few_units_note
 from sac.index import snapshot as index_snapshot
@@ -343,12 +343,13 @@ def run_retrieved(run: RunFolder) -> list[dict[str, Any]]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _run_mismatch(path: str, stamp: float, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _run_mismatch(path: str, stamp: float, dataset: str, method: str, k: int) -> Mismatch:
     return mismatch_tables(RunFolder(Path(path)), dataset, method, k)
 
 
-def run_mismatch(run: RunFolder, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Where a saved run's wrong-document hits go, and whose questions they come from (sac.evaluation.mismatch)."""
+def run_mismatch(run: RunFolder, dataset: str, method: str, k: int) -> Mismatch:
+    """Where a saved run's wrong-document hits go, whose questions they come from, and the pairs between
+    (sac.evaluation.mismatch)."""
     return _run_mismatch(str(run.path), run.stamp, dataset, method, k)
 
 

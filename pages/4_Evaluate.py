@@ -150,13 +150,14 @@ def titles(doc_ids: str) -> str:
 
 
 def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int]) -> None:
-    """Where the run's wrong-document hits go (the documents that take them) and whose questions they come from."""
+    """Where the run's wrong-document hits go (the documents that take them), the pairs of documents mistaken for
+    each other, and whose questions the wrong hits come from."""
     cols = st.columns(2)
     method = cols[0].selectbox("Method", methods, key="eval_mismatch_method",
                                index=next((i for i, m in enumerate(methods) if m != "baseline"), 0))
     k = cols[1].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
     try:
-        takers, asked = app_cache.run_mismatch(run, dataset, method, k)
+        takers, asked, pairs = app_cache.run_mismatch(run, dataset, method, k)
     except SacError as err:
         st.warning(str(err))
         return
@@ -166,6 +167,10 @@ def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int])
     st.dataframe(takers.assign(document=[titles(d) for d in takers["document"]],
                                **{"share of wrong hits": takers["share of wrong hits"] * 100}),
                  hide_index=True, key="eval_mismatch_takers", column_config={**titled, "share of wrong hits": percent})
+    st.markdown("**Look-alike pairs**: the document asked about and the document that took its hits, most first")
+    st.dataframe(pairs.assign(**{c: [titles(d) for d in pairs[c]] for c in ("asked about", "took the hits")}),
+                 hide_index=True, key="eval_mismatch_pairs",
+                 column_config={c: st.column_config.TextColumn(width="medium") for c in ("asked about", "took the hits")})
     st.markdown("**Documents asked about**: their questions' DRM, worst first")
     st.dataframe(asked.assign(document=[titles(d) for d in asked["document"]], drm=asked["drm"] * 100),
                  hide_index=True, key="eval_mismatch_asked", column_config={**titled, "drm": percent})

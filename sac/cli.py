@@ -275,16 +275,19 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def _print_mismatch(run: RunFolder, k: int, top: int) -> None:
-    """Per dataset and method of a run: the documents that took the most wrong hits at k, and the documents asked
-    about with the worst DRM (sac.evaluation.mismatch)."""
+    """Per dataset and method of a run: the documents that took the most wrong hits at k, the pairs (document
+    asked about, document that took its hits) with the most, and the documents asked about with the worst DRM
+    (sac.evaluation.mismatch)."""
     from sac.evaluation.mismatch import every_mismatch_table
 
-    for (dataset, method), (takers, asked) in every_mismatch_table(run, k).items():
+    for (dataset, method), (takers, asked, pairs) in every_mismatch_table(run, k).items():
         print(f"\n{dataset} / {method}, k={k}: {int(takers['wrong hits'].sum())} wrong hits"
               f" (DRM {100 * asked['wrong hits'].sum() / max(1, asked['hits'].sum()):.1f} %)")
         if len(takers):
             shown = takers.head(top).assign(**{"share of wrong hits": (100 * takers["share of wrong hits"]).round(1)})
             print("documents that took wrong hits:\n" + shown.to_string(index=False))
+            print("look-alike pairs, the document asked about and the one that took its hits:\n"
+                  + pairs.head(top).to_string(index=False))
         print("documents asked about, worst DRM first:\n"
               + asked.head(top).assign(drm=(100 * asked["drm"]).round(1)).to_string(index=False))
 

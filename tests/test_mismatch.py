@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sac.errors import ConfigError
-from sac.evaluation.mismatch import questions_by_document, wrong_hit_takers
+from sac.evaluation.mismatch import confusions, mismatch_tables, questions_by_document, wrong_hit_takers
 from sac.evaluation.runs import evaluate, save_run
 from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
@@ -52,6 +52,28 @@ def test_the_tables_sum_back_to_the_run_and_match_its_hits(run, demo_datasets, m
         assert set(asked["document"]) == {d for g in gold.values() for d in g}
 
 
+@pytest.mark.parametrize("method", ["baseline", "sac-generic"])
+def test_the_look_alike_pairs_split_each_document_s_wrong_hits_by_who_took_them(run, demo_datasets, method):
+    gold = {q.text: "|".join(sorted({s.doc_id for s in q.gold})) for q in demo_datasets["contractnli"].queries}
+    rows = [json.loads(line) for line in (run.path / "retrieved.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r["method"] == method]
+    for k in (1, 8):
+        takers, asked, pairs = mismatch_tables(run, "contractnli", method, k)
+        assert pairs.equals(confusions(run, "contractnli", method, k))
+        assert pairs["wrong hits"].sum() == takers["wrong hits"].sum() > 0
+        assert pairs["first hits"].sum() == takers["first hits"].sum()
+        by_taker = pairs.groupby("took the hits")[["wrong hits", "first hits"]].sum()
+        assert by_taker["wrong hits"].to_dict() == dict(zip(takers["document"], takers["wrong hits"]))
+        by_asked = pairs.groupby("asked about")["wrong hits"].sum().to_dict()
+        assert by_asked == {d: w for d, w in zip(asked["document"], asked["wrong hits"]) if w}
+        assert not (pairs["asked about"] == pairs["took the hits"]).any()
+        assert list(pairs["wrong hits"]) == sorted(pairs["wrong hits"], reverse=True)
+        top = pairs.iloc[0]  # counted straight from the hits
+        hits = [(r["query"], h["file_path"]) for r in rows for h in r["retrieved"][:k]
+                if gold[r["query"]] == top["asked about"] and h["file_path"] == top["took the hits"]]
+        assert top["wrong hits"] == len(hits) and top["questions"] == len({q for q, _ in hits})
+
+
 def test_a_method_or_dataset_the_run_lacks_is_named(run):
     with pytest.raises(ConfigError, match="'sac-expert'"):
         wrong_hit_takers(run, "contractnli", "sac-expert", 8)
@@ -76,3 +98,4 @@ def test_the_command_line_prints_both_tables_per_method(run):
         drm = 100 * _drm(run, method, 1)
         assert f"contractnli / {method}, k=1: {takers['wrong hits'].sum()} wrong hits (DRM {drm:.1f} %)" in out
     assert out.count("documents that took wrong hits:") == 2 and out.count("worst DRM first:") == 2
+    assert out.count("look-alike pairs, the document asked about and the one that took its hits:") == 2

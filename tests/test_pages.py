@@ -278,6 +278,9 @@ def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     drm8 = metrics[(metrics["k"] == "8") & (metrics["method"] == "sac-expert")]["drm"].iloc[0]
     assert asked["wrong hits"].sum() / asked["hits"].sum() == pytest.approx(drm8)
     assert asked["questions"].sum() == 52 and len(asked) == 5
+    pairs = _frame(at, "asked about", "took the hits")
+    assert pairs["wrong hits"].sum() == wrong8 and pairs["first hits"].sum() == asked["wrong first hit"].sum()
+    assert set(pairs["took the hits"]) == set(takers["document"])  # shown by title, as the takers are
 
     # Compare's "all questions" figures at k=8 are the saved run's k=8 figures.
     cmp = _ok(_app().switch_page("pages/3_Compare.py").run())

@@ -10,15 +10,17 @@ question's gold documents):
   attractors (a short template full of the words every question uses).
 - ``questions_by_document``: per document asked about, its questions, their DRM at k (pooled over their hits,
   as ``metrics.csv`` pools a dataset's) and how many had a wrong first hit.
+- ``confusions``: the pairs behind both, (document asked about, document that took its hits), most wrong hits
+  first: which contract a method mistakes for which.
 
-Both sum back to the run's own figures: the takers' wrong hits are the method's wrong hits at k, and the pooled
-DRM over every row of the second table is the run's DRM at k.
+All three sum back to the run's own figures: the takers' wrong hits and the pairs' are the method's wrong hits
+at k, and the pooled DRM over every row of the second table is the run's DRM at k.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -27,6 +29,15 @@ from sac.evaluation.runs import RunFolder
 
 TAKER_COLUMNS = ["document", "wrong hits", "questions", "first hits", "share of wrong hits"]
 ASKED_COLUMNS = ["document", "questions", "hits", "wrong hits", "drm", "wrong first hit"]
+PAIR_COLUMNS = ["asked about", "took the hits", "wrong hits", "questions", "first hits"]
+
+
+class Mismatch(NamedTuple):
+    """The three tables of one (dataset, method) of a run at one k."""
+
+    takers: pd.DataFrame  # wrong_hit_takers
+    asked: pd.DataFrame  # questions_by_document
+    pairs: pd.DataFrame  # confusions
 
 
 def _rows(
@@ -55,20 +66,20 @@ def _rows(
     return out
 
 
-def mismatch_tables(run: RunFolder, dataset: str, method: str, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``wrong_hit_takers`` and ``questions_by_document`` from one read of the run."""
-    rows = _rows(run, dataset, method, k)
-    return _takers(rows), _asked(rows)
+def mismatch_tables(run: RunFolder, dataset: str, method: str, k: int) -> Mismatch:
+    """``wrong_hit_takers``, ``questions_by_document`` and ``confusions`` from one read of the run."""
+    return _tables(_rows(run, dataset, method, k))
 
 
-def every_mismatch_table(run: RunFolder, k: int) -> dict[tuple[str, str], tuple[pd.DataFrame, pd.DataFrame]]:
+def every_mismatch_table(run: RunFolder, k: int) -> dict[tuple[str, str], Mismatch]:
     """``mismatch_tables`` of every (dataset, method) of the run, in the run's order, its files read once."""
     per_query, retrieved = run.per_query(), run.retrieved()
-    out = {}
-    for dataset, method in dict.fromkeys(zip(per_query["dataset"], per_query["method"])):
-        rows = _rows(run, dataset, method, k, per_query=per_query, retrieved=retrieved)
-        out[(dataset, method)] = (_takers(rows), _asked(rows))
-    return out
+    return {(dataset, method): _tables(_rows(run, dataset, method, k, per_query=per_query, retrieved=retrieved))
+            for dataset, method in dict.fromkeys(zip(per_query["dataset"], per_query["method"]))}
+
+
+def _tables(rows: list[tuple[list[str], frozenset[str]]]) -> Mismatch:
+    return Mismatch(_takers(rows), _asked(rows), _pairs(rows))
 
 
 def wrong_hit_takers(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
@@ -80,6 +91,12 @@ def questions_by_document(run: RunFolder, dataset: str, method: str, k: int) -> 
     """Per document asked about, its questions' DRM at k, worst first (ASKED_COLUMNS; DRM as a fraction). A
     question with several gold documents counts under their "|"-joined names."""
     return _asked(_rows(run, dataset, method, k))
+
+
+def confusions(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
+    """Per (document asked about, document that took its hits): the wrong hits at k, for how many questions, how
+    many of them first hits; most wrong hits first (PAIR_COLUMNS)."""
+    return _pairs(_rows(run, dataset, method, k))
 
 
 def _takers(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
@@ -110,3 +127,18 @@ def _asked(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
     table = sorted(([doc, q, n, w, (w / n if n else 0.0), f] for doc, (q, n, w, f) in tally.items()),
                    key=lambda r: (-r[4], -r[1], r[0]))
     return pd.DataFrame(table, columns=ASKED_COLUMNS)
+
+
+def _pairs(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
+    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])  # wrong hits, questions, first hits
+    for ranked, gold in rows:
+        asked = "|".join(sorted(gold))
+        wrong = [d for d in ranked if d not in gold]
+        for doc in wrong:
+            tally[(asked, doc)][0] += 1
+        for doc in set(wrong):
+            tally[(asked, doc)][1] += 1
+        if ranked and ranked[0] not in gold:
+            tally[(asked, ranked[0])][2] += 1
+    order = sorted(tally, key=lambda pair: (-tally[pair][0], -tally[pair][2], pair))
+    return pd.DataFrame([[*pair, *tally[pair]] for pair in order], columns=PAIR_COLUMNS)
