@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -284,12 +285,14 @@ def _print_mismatch(run: RunFolder, k: int, top: int) -> None:
         print(f"\n{dataset} / {method}, k={k}: {int(takers['wrong hits'].sum())} wrong hits"
               f" (DRM {100 * asked['wrong hits'].sum() / max(1, asked['hits'].sum()):.1f} %)")
         if len(takers):
-            shown = takers.head(top).assign(**{"share of wrong hits": (100 * takers["share of wrong hits"]).round(1)})
+            shown = takers.head(top)
+            shown = shown.assign(**{"share of wrong hits": (100 * shown["share of wrong hits"]).round(1)})
             print("documents that took wrong hits:\n" + shown.to_string(index=False))
             print("look-alike pairs, the document asked about and the one that took its hits:\n"
                   + pairs.head(top).to_string(index=False))
+        worst = asked.head(top)
         print("documents asked about, worst DRM first:\n"
-              + asked.head(top).assign(drm=(100 * asked["drm"]).round(1)).to_string(index=False))
+              + worst.assign(drm=(100 * worst["drm"]).round(1)).to_string(index=False))
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -315,7 +318,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if args.action == "mismatch":
         if len(args.run_ids) != 1:
             raise ConfigError("`runs mismatch` takes one run id")
-        _print_mismatch(open_run(ws, args.run_ids[0]), args.k or 8, args.top)
+        if args.top < 1:
+            raise ConfigError(f"--top must be 1 or more (rows per table), got {args.top}")
+        _print_mismatch(open_run(ws, args.run_ids[0]), 8 if args.k is None else args.k, args.top)
         return 0
     if len(args.run_ids) != 2:
         raise ConfigError("`runs compare` takes two run ids")
@@ -479,11 +484,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, where a closed pipe is caught below, not at exit
+        return code
     except SacError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted: finished work is kept; run the same command again to continue", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes at exit
+        return 141
 

@@ -4,6 +4,7 @@ figure matches a count made straight from retrieved.jsonl."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -85,17 +86,41 @@ def test_a_method_or_dataset_the_run_lacks_is_named(run):
         wrong_hit_takers(run, "contractnli", "baseline", 0)
 
 
-def test_the_command_line_prints_both_tables_per_method(run):
+def _cli(run, *args: str, **kwargs):
     import subprocess
     import sys
     from pathlib import Path
 
-    out = subprocess.run([sys.executable, "-m", "sac", "runs", "mismatch", run.run_id, "--k", "1", "--top", "2",
-                          "--workspace", str(run.path.parents[1])], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout
+    command = [sys.executable, "-m", "sac", "runs", "mismatch", run.run_id, *args, "--workspace", str(run.path.parents[1])]
+    return subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], **kwargs)
+
+
+def test_the_command_line_prints_the_tables_per_method(run):
+    out = _cli(run, "--k", "1", "--top", "2", check=True).stdout
     for method in ("baseline", "sac-generic"):
         takers = wrong_hit_takers(run, "contractnli", method, 1)
         drm = 100 * _drm(run, method, 1)
         assert f"contractnli / {method}, k=1: {takers['wrong hits'].sum()} wrong hits (DRM {drm:.1f} %)" in out
+        for doc, share in zip(takers["document"][:2], takers["share of wrong hits"][:2]):  # the top rows, as computed
+            assert re.search(rf"^ *{re.escape(doc)} .* {100 * share:.1f}$", out, re.MULTILINE)
     assert out.count("documents that took wrong hits:") == 2 and out.count("worst DRM first:") == 2
     assert out.count("look-alike pairs, the document asked about and the one that took its hits:") == 2
+    assert "NaN" not in out
+
+
+def test_the_command_line_refuses_what_it_cannot_show_and_stops_quietly_on_a_closed_pipe(run):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    for args, message in [(["--top", "0"], "--top must be 1 or more (rows per table), got 0"),
+                          (["--k", "0"], "k=0 is outside this run"), ([], "")]:
+        done = _cli(run, *args)
+        assert (done.returncode, message in done.stderr) == ((1, True) if message else (0, True))
+    # A reader that goes away at once (`| head -0`): no traceback, the exit code of a closed pipe.
+    command = [sys.executable, "-m", "sac", "runs", "mismatch", run.run_id, "--workspace", str(run.path.parents[1])]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert (proc.wait(timeout=120), stderr) == (141, "")
