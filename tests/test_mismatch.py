@@ -9,7 +9,7 @@ import re
 import pytest
 
 from sac.errors import ConfigError
-from sac.evaluation.mismatch import confusions, mismatch_tables, questions_by_document, wrong_hit_takers
+from sac.evaluation.mismatch import every_mismatch_table, mismatch_tables
 from sac.evaluation.runs import evaluate, save_run
 from sac.retrieval.methods import parse_methods
 from sac.workbench import Workbench
@@ -36,8 +36,7 @@ def test_the_tables_sum_back_to_the_run_and_match_its_hits(run, demo_datasets, m
     rows = [json.loads(line) for line in (run.path / "retrieved.jsonl").read_text().splitlines()]
     rows = [r for r in rows if r["method"] == method]
     for k in (1, 8):
-        takers = wrong_hit_takers(run, "contractnli", method, k)
-        asked = questions_by_document(run, "contractnli", method, k)
+        takers, asked, _ = mismatch_tables(run, "contractnli", method, k)
         wrong = [(h["file_path"], r["query"]) for r in rows for h in r["retrieved"][:k]
                  if h["file_path"] not in gold[r["query"]]]
         assert takers["wrong hits"].sum() == len(wrong) > 0
@@ -60,7 +59,8 @@ def test_the_look_alike_pairs_split_each_document_s_wrong_hits_by_who_took_them(
     rows = [r for r in rows if r["method"] == method]
     for k in (1, 8):
         takers, asked, pairs = mismatch_tables(run, "contractnli", method, k)
-        assert pairs.equals(confusions(run, "contractnli", method, k))
+        assert all(got.equals(want) for got, want in zip(every_mismatch_table(run, k)[("contractnli", method)],
+                                                          (takers, asked, pairs)))
         assert pairs["wrong hits"].sum() == takers["wrong hits"].sum() > 0
         assert pairs["first hits"].sum() == takers["first hits"].sum()
         by_taker = pairs.groupby("took the hits")[["wrong hits", "first hits"]].sum()
@@ -77,13 +77,13 @@ def test_the_look_alike_pairs_split_each_document_s_wrong_hits_by_who_took_them(
 
 def test_a_method_or_dataset_the_run_lacks_is_named(run):
     with pytest.raises(ConfigError, match="'sac-expert'"):
-        wrong_hit_takers(run, "contractnli", "sac-expert", 8)
+        mismatch_tables(run, "contractnli", "sac-expert", 8)
     with pytest.raises(ConfigError, match="'cuad'"):
-        questions_by_document(run, "cuad", "baseline", 8)
+        mismatch_tables(run, "cuad", "baseline", 8)
     with pytest.raises(ConfigError, match="k can be 1 to 8"):
-        wrong_hit_takers(run, "contractnli", "baseline", 9)
+        mismatch_tables(run, "contractnli", "baseline", 9)
     with pytest.raises(ConfigError, match="k can be 1 to 8"):
-        wrong_hit_takers(run, "contractnli", "baseline", 0)
+        mismatch_tables(run, "contractnli", "baseline", 0)
 
 
 def _cli(run, *args: str, **kwargs):
@@ -98,7 +98,7 @@ def _cli(run, *args: str, **kwargs):
 def test_the_command_line_prints_the_tables_per_method(run):
     out = _cli(run, "--k", "1", "--top", "2", check=True).stdout
     for method in ("baseline", "sac-generic"):
-        takers = wrong_hit_takers(run, "contractnli", method, 1)
+        takers = mismatch_tables(run, "contractnli", method, 1).takers
         drm = 100 * _drm(run, method, 1)
         assert f"contractnli / {method}, k=1: {takers['wrong hits'].sum()} wrong hits (DRM {drm:.1f} %)" in out
         for doc, share in zip(takers["document"][:2], takers["share of wrong hits"][:2]):  # the top rows, as computed

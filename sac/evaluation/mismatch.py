@@ -1,20 +1,20 @@
 """Where a run's wrong-document hits go, and whose questions they come from.
 
-DRM says how many hits come from another document; fixing it takes knowing which documents. Two tables per
+DRM says how many hits come from another document; fixing it takes knowing which documents. Three tables per
 (dataset, method) at one k, read from a saved run (``retrieved.jsonl`` for the hits, ``per_query.csv`` for each
 question's gold documents):
 
-- ``wrong_hit_takers``: every document that took a wrong hit (a hit for a question about another document):
-  how many, for how many questions, how many of those were the question's first hit, and its share of the
-  method's wrong hits. A few documents taking most of them are look-alikes of the asked-about contracts or
-  attractors (a short template full of the words every question uses).
-- ``questions_by_document``: per document asked about, its questions, their DRM at k (pooled over their hits,
-  as ``metrics.csv`` pools a dataset's) and how many had a wrong first hit.
-- ``confusions``: the pairs behind both, (document asked about, document that took its hits), most wrong hits
-  first: which contract a method mistakes for which.
+- ``takers``: every document that took a wrong hit (a hit for a question about another document): how many,
+  for how many questions, how many of those were the question's first hit, and its share of the method's wrong
+  hits. A few documents taking most of them are look-alikes of the asked-about contracts or attractors (a short
+  template full of the words every question uses).
+- ``asked``: per document asked about, its questions, their DRM at k (pooled over their hits, as
+  ``metrics.csv`` pools a dataset's) and how many had a wrong first hit.
+- ``pairs``: the pairs behind both, (document asked about, document that took its hits), most wrong hits first:
+  which contract a method mistakes for which.
 
 All three sum back to the run's own figures: the takers' wrong hits and the pairs' are the method's wrong hits
-at k, and the pooled DRM over every row of the second table is the run's DRM at k.
+at k, and the pooled DRM over every row of ``asked`` is the run's DRM at k.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ PAIR_COLUMNS = ["asked about", "took the hits", "wrong hits", "questions", "firs
 
 
 class Mismatch(NamedTuple):
-    """The three tables of one (dataset, method) of a run at one k."""
+    """The three tables of one (dataset, method) of a run at one k (module docstring; shares and DRM as fractions)."""
 
-    takers: pd.DataFrame  # wrong_hit_takers
-    asked: pd.DataFrame  # questions_by_document
-    pairs: pd.DataFrame  # confusions
+    takers: pd.DataFrame  # TAKER_COLUMNS, most wrong hits first
+    asked: pd.DataFrame  # ASKED_COLUMNS, worst DRM first; several gold documents count under their "|"-joined names
+    pairs: pd.DataFrame  # PAIR_COLUMNS, most wrong hits first
 
 
 def _rows(
@@ -45,7 +45,8 @@ def _rows(
     retrieved: list[dict[str, Any]] | None = None,
 ) -> list[tuple[list[str], frozenset[str]]]:
     """Per question of (dataset, method): its top-k hit documents in rank order and its gold documents
-    (``per_query`` and ``retrieved``: the run's files, when already read)."""
+    (``per_query``: the run's file, when already read; ``retrieved``: its hit rows, or those of this dataset and
+    method)."""
     per_query = run.per_query() if per_query is None else per_query
     if "document" not in per_query.columns:
         raise ConfigError(f"Run {run.run_id} was saved before runs recorded each question's document: run it again "
@@ -67,36 +68,23 @@ def _rows(
 
 
 def mismatch_tables(run: RunFolder, dataset: str, method: str, k: int) -> Mismatch:
-    """``wrong_hit_takers``, ``questions_by_document`` and ``confusions`` from one read of the run."""
+    """The three tables of (dataset, method) at k, from one read of the run."""
     return _tables(_rows(run, dataset, method, k))
 
 
 def every_mismatch_table(run: RunFolder, k: int) -> dict[tuple[str, str], Mismatch]:
     """``mismatch_tables`` of every (dataset, method) of the run, in the run's order, its files read once."""
-    per_query, retrieved = run.per_query(), run.retrieved()
-    return {(dataset, method): _tables(_rows(run, dataset, method, k, per_query=per_query, retrieved=retrieved))
+    per_query = run.per_query()
+    retrieved: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in run.retrieved():
+        retrieved[(str(row.get("dataset")), str(row.get("method")))].append(row)
+    return {(dataset, method): _tables(_rows(run, dataset, method, k, per_query=per_query,
+                                             retrieved=retrieved[(dataset, method)]))
             for dataset, method in dict.fromkeys(zip(per_query["dataset"], per_query["method"]))}
 
 
 def _tables(rows: list[tuple[list[str], frozenset[str]]]) -> Mismatch:
     return Mismatch(_takers(rows), _asked(rows), _pairs(rows))
-
-
-def wrong_hit_takers(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
-    """The documents that took wrong hits at k, most first (TAKER_COLUMNS; the share as a fraction)."""
-    return _takers(_rows(run, dataset, method, k))
-
-
-def questions_by_document(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
-    """Per document asked about, its questions' DRM at k, worst first (ASKED_COLUMNS; DRM as a fraction). A
-    question with several gold documents counts under their "|"-joined names."""
-    return _asked(_rows(run, dataset, method, k))
-
-
-def confusions(run: RunFolder, dataset: str, method: str, k: int) -> pd.DataFrame:
-    """Per (document asked about, document that took its hits): the wrong hits at k, for how many questions, how
-    many of them first hits; most wrong hits first (PAIR_COLUMNS)."""
-    return _pairs(_rows(run, dataset, method, k))
 
 
 def _takers(rows: list[tuple[list[str], frozenset[str]]]) -> pd.DataFrame:
