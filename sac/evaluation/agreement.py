@@ -59,9 +59,15 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
         raise ValueError(f"Expected two label lists of one length, got {len(a)} and {len(b)}")
     if not a:
         return math.nan
+    x, y, n_labels = _encoded(a, b)
+    return float(_kappas(x[None, :], y[None, :], n_labels)[0])
+
+
+def _encoded(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Both reviewers' labels as small integer codes of one shared alphabet, and its size."""
     codes = {label: i for i, label in enumerate(sorted(set(a) | set(b)))}
-    kappa = _kappas(np.asarray([[codes[x] for x in a]]), np.asarray([[codes[x] for x in b]]), len(codes))
-    return float(kappa[0])
+    x, y = (np.asarray([codes[v] for v in labels], dtype=np.int8) for labels in (a, b))
+    return x, y, len(codes)
 
 
 def _kappas(a: np.ndarray, b: np.ndarray, n_labels: int) -> np.ndarray:
@@ -74,17 +80,16 @@ def _kappas(a: np.ndarray, b: np.ndarray, n_labels: int) -> np.ndarray:
 
 def _with_interval(a: list[str], b: list[str], seed: int, n_resamples: int) -> tuple[float, float, float]:
     """Kappa and its bootstrap interval over the items (module docstring)."""
-    codes = {label: i for i, label in enumerate(sorted(set(a) | set(b)))}
-    x, y = (np.asarray([codes[v] for v in labels], dtype=np.int8) for labels in (a, b))
-    kappa = float(_kappas(x[None, :], y[None, :], len(codes))[0])
+    kappa = cohen_kappa(a, b)
     if len(a) < MIN_UNITS:
         return kappa, math.nan, math.nan
+    x, y, n_labels = _encoded(a, b)
     rng = np.random.default_rng(seed)
     block = max(1, BLOCK_CELLS // len(a))  # resamples drawn at once: memory stays flat however many chunks
     parts = []
     for done in range(0, n_resamples, block):
         draws = rng.integers(0, len(a), size=(min(block, n_resamples - done), len(a)), dtype=np.int32)
-        parts.append(_kappas(x[draws], y[draws], len(codes)))
+        parts.append(_kappas(x[draws], y[draws], n_labels))
     replicates = np.concatenate(parts)
     replicates = replicates[~np.isnan(replicates)]
     if not len(replicates):
