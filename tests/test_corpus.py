@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import shutil
 import struct
+import subprocess
+import sys
 import tracemalloc
 import uuid
 import zipfile
@@ -26,6 +29,7 @@ from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
 from sac.ingest.pools import attach_pool, load_pool
 from sac.ingest.readers import SUPPORTED_SUFFIXES, merge_documents, read_document_bytes, read_folder, read_path
 from sac.types import Document
+from tests.conftest import ROOT
 
 DEMO = Path(__file__).parents[1] / "data" / "demo"
 # The shared data folder sits beside the repository (for developers and in CI alike).
@@ -231,6 +235,28 @@ def test_truncated_pdf():
     data = make_pdf([CONTRACT, CONTRACT])
     with pytest.raises(CorpusError, match=r"cut\.pdf: cannot be read as a PDF, it may be truncated"):
         read_document_bytes("cut.pdf", data[: len(data) * 2 // 3])
+
+
+_READ_A_BROKEN_PDF = """
+import logging, sys
+from sac.errors import CorpusError
+from sac.ingest.readers import read_document_bytes
+try:
+    read_document_bytes("noise.pdf", bytes(range(256)) * 12)
+except CorpusError as err:
+    print(err)
+print(logging.getLogger("pypdf").level)
+"""
+
+
+def test_a_broken_pdf_gives_one_clear_error_and_nothing_else_on_stderr():
+    """pypdf logs its repair attempts ("invalid pdf header", "EOF marker not found") as warnings, which Python prints
+    to stderr when the program configured no logging, as the CLI does not; the reader keeps them quiet and puts the
+    logger's level back."""
+    done = subprocess.run([sys.executable, "-c", _READ_A_BROKEN_PDF], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.startswith("noise.pdf: cannot be read as a PDF, it may be truncated or corrupt")
+    assert done.stdout.splitlines()[-1] == str(logging.NOTSET) and done.stderr == ""
 
 
 def test_corrupt_docx():

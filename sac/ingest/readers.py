@@ -7,6 +7,7 @@ offsets refer to the normalised text. Every error is a ``CorpusError`` that name
 from __future__ import annotations
 
 import io
+import logging
 import os
 import re
 import zipfile
@@ -209,6 +210,18 @@ def _detect_encoding(data: bytes) -> str | None:
 
 
 def _pdf_text(data: bytes, label: str) -> str:
+    # pypdf logs what it repairs on a damaged file ("EOF marker not found") as warnings, which reach stderr ahead of
+    # the one clear error raised below; a file it reads in the end needs none of them.
+    quiet = logging.getLogger("pypdf")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        return _pdf_pages(data, label)
+    finally:
+        quiet.setLevel(level)
+
+
+def _pdf_pages(data: bytes, label: str) -> str:
     from pypdf import PdfReader
     from pypdf.errors import DependencyError
 
