@@ -226,10 +226,12 @@ class Workbench:
             return 0  # a server keeps one graph in its own process
         present = {c.name for c in self.client.list_collections()}
         written = 0
-        for name in (index.key.collection_name, doc_collection_name(index)):
+        # The document collection is always searched for all its records (DocumentIndex.summary_scores).
+        for name, read_whole in ((index.key.collection_name, False), (doc_collection_name(index), True)):
             if name in present:
                 with write_lock(self.config.workspace / "locks", name):
-                    written += settle_collection(self.client, name, self.config.workspace / "chroma")
+                    written += settle_collection(self.client, name, self.config.workspace / "chroma",
+                                                 read_whole=read_whole)
         return written
 
     def _check_embedder(self) -> None:

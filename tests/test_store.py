@@ -6,12 +6,14 @@ session); vectors a test checks against are computed afresh by the real ``embedd
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from sac.chunking.split import chunk_document
 from sac.config import SacConfig
@@ -284,14 +286,65 @@ def test_a_settled_graph_answers_the_same_in_every_process(tmp_path):
     assert answers[0] == answers[1] == answers[2]
 
 
-def test_a_build_leaves_no_record_only_in_the_log(tmp_path, memo, demo_datasets):
-    """Every collection a build writes (chunks, and the documents of +docs) is flushed whole, however small."""
+def test_a_build_leaves_no_chunk_record_only_in_the_log(tmp_path, memo, demo_datasets):
+    """Every chunk collection a build writes is flushed whole, however small. The document collection of +docs, read
+    whole by every search, is left in the log while its graph is too small for hnswlib to prune a link: 5 NDAs."""
     config = SacConfig(workspace=tmp_path / "workspace")
     wb = Workbench(config, embedder=memo)
-    wb.build("nda", list(demo_datasets["contractnli"].documents),
-             [parse_method("baseline"), parse_method("sac-generic+docs1")])
+    nda = list(demo_datasets["contractnli"].documents)
+    reports = wb.build("nda", nda, [parse_method("baseline"), parse_method("sac-generic+docs1")])
     waiting = _waiting(config.workspace / "chroma")
-    assert len(waiting) == 3 and set(waiting.values()) == {0}, waiting  # baseline, sac-generic, its documents
+    documents = [name for name in waiting if name.startswith("sacdoc_")]
+    assert len(waiting) == 3 and len(documents) == 1, waiting  # baseline, sac-generic, its documents
+    assert {n: v for n, v in waiting.items() if n not in documents} == dict.fromkeys(set(waiting) - set(documents), 0)
+    assert waiting[documents[0]] == len(nda) == 5
+    chunk_records = {m: r.added + r.kept for m, r in reports.items()}
+    assert all(r.settled == 1000 - chunk_records[m] % 1000 for m, r in reports.items()), (reports, chunk_records)
+
+
+_READ_WHOLE_IN_A_NEW_PROCESS = """
+import json, sys, numpy as np, chromadb
+from chromadb.config import Settings
+client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+col = client.get_collection(sys.argv[2], embedding_function=None)
+got = col.query(query_embeddings=np.load(sys.argv[3]), n_results=col.count(), include=["distances"])
+print(json.dumps([dict(zip(ids, dists)) for ids, dists in zip(got["ids"], got["distances"])]))
+"""
+
+
+@pytest.mark.parametrize("records", [33, 34])
+def test_a_collection_read_whole_is_settled_only_when_its_graph_could_lose_a_record(tmp_path, records):
+    """``read_whole`` (the document collection): up to 2M + 1 = 33 records (M = 16) the graph is left in the log and
+    every new process, replaying it, still finds every record at its exact cosine; at 34 it is settled as before."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from sac.index.compaction import _HEADER, settle_collection
+
+    rng = np.random.default_rng(records)
+    vectors = rng.standard_normal((records, 384)).astype(np.float32) + 2 * rng.standard_normal((1, 384)).astype(np.float32)
+    queries = rng.standard_normal((50, 384)).astype(np.float32)
+    np.save(tmp_path / "q.npy", queries)
+    store = tmp_path / "chroma"
+    client = chromadb.PersistentClient(path=str(store), settings=Settings(anonymized_telemetry=False))
+    col = client.create_collection("whole", configuration={"hnsw": {"space": "cosine"}}, embedding_function=None)
+    for i in range(records):  # one write each, as documents are refreshed
+        col.add(ids=[f"d{i}"], embeddings=vectors[i:i + 1])
+    written = settle_collection(client, "whole", store, read_whole=True)
+    headers = [p / "header.bin" for p in store.iterdir() if (p / "header.bin").is_file()]
+    on_disk = [_HEADER.unpack_from(h.read_bytes())[3] for h in headers]  # the elements of the graph on disk
+    if records == 33:
+        assert (written, _waiting(store)["whole"], on_disk) == (0, 33, [0])  # nothing flushed: all in the log
+    else:
+        assert (written, on_disk) == (1000 - 34, [34])  # flushed: the graph on disk holds every record
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    cosines = (queries / np.linalg.norm(queries, axis=1, keepdims=True)) @ unit.T
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", _READ_WHOLE_IN_A_NEW_PROCESS, str(store), "whole",
+                              str(tmp_path / "q.npy")], capture_output=True, text=True, timeout=300, check=True).stdout
+        for q, found in enumerate(json.loads(out)):
+            assert sorted(found) == sorted(f"d{i}" for i in range(records))
+            assert max(abs(1 - found[f"d{i}"] - cosines[q, i]) for i in range(records)) < 1e-4
 
 
 _OPEN_NEW_STORES = """
