@@ -227,8 +227,9 @@ except SacError as err:
     st.stop()
 built = app_cache.built_methods(wb, shown)
 partial = app_cache.incomplete_methods(wb, shown)
-st.caption(f"{len(data.documents)} documents · {len(data.queries)} benchmark questions · indexes built with the "
-           f"current settings: {', '.join(built) or 'none'}")
+n_docs, n_questions = len(data.documents), len(data.queries)
+st.caption(f"{n_docs} document{'' if n_docs == 1 else 's'} · {n_questions} benchmark question"
+           f"{'' if n_questions == 1 else 's'} · indexes built with the current settings: {', '.join(built) or 'none'}")
 app_cache.incomplete_notice(wb, shown)
 if partial and not building:
     if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):

@@ -232,7 +232,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"{corpus} / {name}: {rep.describe()}")
         else:
             _print_shard(wb, corpus, documents, methods, reports, shard)
-        print(f"{corpus}: {len(documents)} documents in {time.perf_counter() - started:.1f} s")
+        print(f"{corpus}: {len(documents)} document{'' if len(documents) == 1 else 's'} in "
+              f"{time.perf_counter() - started:.1f} s")
     return 0
 
 

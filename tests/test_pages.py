@@ -521,7 +521,7 @@ def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy)
         assert any("Add sac-generic-llm or sac-expert-llm" in c.value for c in at.caption)
         at.multiselect(key="corpus_methods").set_value(["baseline", "sac-generic-llm", "sac-expert-llm"]).run()
         # Before anything is sent: the demo NDAs' estimate under the rebuild button (5 documents, 2 strategies).
-        ahead = [c.value for c in at.caption if "summaries to make" in c.value]
+        ahead = [c.value for c in at.caption if "to make" in c.value]
         assert ahead, [c.value for c in at.caption]
         assert "10 summaries to make" in ahead[0] and "estimate: 10 requests" in ahead[0]
         assert "no price known for 'stub-model'" in ahead[0] and stub.calls == 0
@@ -530,10 +530,14 @@ def test_corpus_llm_summaries_show_the_estimate_first_then_are_stored(demo_copy)
         at.file_uploader(key="corpus_files_0").set_value([("resconnect.txt", nda, "text/plain")]).run()
         at.button(key="corpus_build").click().run()
         _ok(at)
-        assert any("1 summaries to make" in i.value and "estimate: 1 requests" in i.value for i in at.info)
+        assert any(i.value.startswith("1 document, strategy generic-llm: 1 summary to make, 0 already stored")
+                   and "estimate: 1 request, ~" in i.value for i in at.info), [i.value for i in at.info]
         _ok(finish_build(at))
         assert any("llm-uploads: 1 document indexed for " in i.value for i in at.info)
         assert stub.calls == 1
+        at.selectbox(key="corpus_shown").set_value("llm-uploads").run()
+        assert any(c.value.startswith("1 document · 0 benchmark questions · ") for c in at.caption), \
+            [c.value for c in at.caption]
     ws = Workspace(demo_copy)
     doc = ws.load_corpus("llm-uploads")[0]
     made = SummaryStore(demo_copy / "summaries").get_cached(

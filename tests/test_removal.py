@@ -167,6 +167,10 @@ def test_the_cli_removes_documents_and_whole_corpora(cli, tmp_path):
     root = Path(SacConfig.from_env().workspace)
     assert cli("ingest", "--docs", str(folder), "--corpus", "tiny", "--methods", "baseline,sac-generic", "-q")[0] == 0
     assert _files_with(root, marker)
+    (tmp_path / "one.txt").write_text("Option agreement between Gale and Hart.\n", encoding="utf-8")
+    code, out, err = cli("ingest", "--docs", str(tmp_path / "one.txt"), "--corpus", "one", "--methods", "baseline")
+    assert code == 0 and "one / baseline: 1 chunk embedded, 0 already indexed, 0 removed" in out, (out, err)
+    assert "one: 1 document in " in out
 
     code, out, err = cli("remove", "--corpus", "tiny", "a.txt")
     assert code == 0, err

@@ -100,7 +100,7 @@ class SyncReport:
 
     def describe(self) -> str:
         copied = f", {self.copied} copied from another index" if self.copied else ""
-        return f"{self.embedded} chunks embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
+        return f"{self.embedded} chunk{'s' * (self.embedded != 1)} embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
 
 
 def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
