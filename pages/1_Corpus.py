@@ -28,6 +28,7 @@ from sac.summaries.llm import LLM_STRATEGIES
 from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
 from sac.types import Document
+from sac.wording import counted
 
 app_cache.page_setup("Corpus", "📄")
 
@@ -227,9 +228,8 @@ except SacError as err:
     st.stop()
 built = app_cache.built_methods(wb, shown)
 partial = app_cache.incomplete_methods(wb, shown)
-n_docs, n_questions = len(data.documents), len(data.queries)
-st.caption(f"{n_docs} document{'' if n_docs == 1 else 's'} · {n_questions} benchmark question"
-           f"{'' if n_questions == 1 else 's'} · indexes built with the current settings: {', '.join(built) or 'none'}")
+st.caption(f"{counted(len(data.documents), 'document')} · {counted(len(data.queries), 'benchmark question')} · "
+           f"indexes built with the current settings: {', '.join(built) or 'none'}")
 app_cache.incomplete_notice(wb, shown)
 if partial and not building:
     if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):

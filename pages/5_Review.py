@@ -29,6 +29,7 @@ from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS
 from sac.types import document_title, text_hash
+from sac.wording import counted
 
 app_cache.page_setup("Review", "✅")
 st.title("Review retrieved chunks")
@@ -78,7 +79,7 @@ def labels_overview() -> None:
                        "frequencies; relevance counts relevant and partly relevant against the rest. In brackets, a 95 % "
                        "bootstrap interval over the chunks: from a few chunks it is wide.")
             differ = disagreements(all_labels)
-            with st.expander(f"{len(differ)} chunk{'' if len(differ) == 1 else 's'} labelled differently", key="rev_disagreements"):
+            with st.expander(f"{counted(len(differ), 'chunk')} labelled differently", key="rev_disagreements"):
                 st.dataframe(differ, hide_index=True, key="rev_disagreements_table")
                 st.download_button("Export them as CSV", differ.to_csv(index=False), file_name="sac-review-disagreements.csv",
                                    mime="text/csv", key="rev_export_disagreements", on_click=app_cache.record_export,

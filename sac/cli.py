@@ -38,6 +38,7 @@ from sac.retrieval.methods import BASE_METHODS, Method, check_k, check_query, pa
 from sac.summaries.command import cmd_summarize
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset, Document
+from sac.wording import counted
 
 if TYPE_CHECKING:
     from sac.evaluation.runs import RunFolder
@@ -232,8 +233,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"{corpus} / {name}: {rep.describe()}")
         else:
             _print_shard(wb, corpus, documents, methods, reports, shard)
-        print(f"{corpus}: {len(documents)} document{'' if len(documents) == 1 else 's'} in "
-              f"{time.perf_counter() - started:.1f} s")
+        print(f"{corpus}: {counted(len(documents), 'document')} in {time.perf_counter() - started:.1f} s")
     return 0
 
 

@@ -25,6 +25,7 @@ from sac.errors import SacError
 from sac.progress import StageClock, format_duration
 from sac.retrieval.methods import Method
 from sac.types import Document
+from sac.wording import counted
 
 EMBED_STAGE = "embedding and indexing "  # Workbench.build's stage name before an index name
 HISTORY = 8  # finished jobs a board remembers
@@ -206,7 +207,7 @@ class BuildJob:
             added = sum(r.embedded for r in reports.values())
             kept = sum(r.kept for r in reports.values())
             n = len(step.documents)
-            self._messages.append(("info", f"{step.label or step.corpus}: {n} document{'' if n == 1 else 's'} indexed "
+            self._messages.append(("info", f"{step.label or step.corpus}: {counted(n, 'document')} indexed "
                                            f"for {', '.join(reports)}: {added:,} chunks embedded, {kept:,} already indexed."))
             self._generation += 1
         self.on_change()

@@ -50,6 +50,7 @@ from sac.ingest import catalog
 from sac.retrieval.methods import parse_method
 from sac.summaries.log import summary_log_path
 from sac.types import Document
+from sac.wording import counted
 from sac.workbench import Workbench
 from sac.workspace import Workspace, atomic_write_text, file_lock, read_jsonl
 
@@ -75,19 +76,19 @@ class RemovalReport:
 
     def message(self) -> str:
         """A few sentences: what was removed, which runs went, and whether the text is gone from disk."""
-        what = (f"Removed corpus {self.corpus!r} ({_count(len(self.documents), 'document')})" if self.whole_corpus
-                else f"Removed {_count(len(self.documents), 'document')} from {self.corpus!r} ({_listed(self.documents)})")
-        parts = [f"{_count(self.chunks, 'indexed chunk')} in {_count(self.indexes, 'index', 'indexes')}",
-                 _count(self.summaries, "summary file"), _count(self.labels, "review label"),
-                 _count(self.gold_spans, "ground-truth span")]
+        what = (f"Removed corpus {self.corpus!r} ({counted(len(self.documents), 'document')})" if self.whole_corpus
+                else f"Removed {counted(len(self.documents), 'document')} from {self.corpus!r} ({_listed(self.documents)})")
+        parts = [f"{counted(self.chunks, 'indexed chunk')} in {counted(self.indexes, 'index', 'indexes')}",
+                 counted(self.summaries, "summary file"), counted(self.labels, "review label"),
+                 counted(self.gold_spans, "ground-truth span")]
         lines = [f"{what}: {', '.join(parts)}."]
         if self.files_note:
             lines.append(self.files_note)
         if self.shared_texts:
-            lines.append(f"Kept the summaries of {_count(self.shared_texts, 'text')} that another document of the "
+            lines.append(f"Kept the summaries of {counted(self.shared_texts, 'text')} that another document of the "
                          "workspace has too.")
         if self.runs:
-            lines.append(f"Deleted {_count(len(self.runs), 'saved run')} that held its text: {_listed(self.runs)}.")
+            lines.append(f"Deleted {counted(len(self.runs), 'saved run')} that held its text: {_listed(self.runs)}.")
         if self.server:
             lines.append(f"The Chroma server at {self.server} deleted the records; its own files may still hold the "
                          "text until its operator compacts them (this workspace holds none of it).")
@@ -95,10 +96,6 @@ class RemovalReport:
             lines.append("The Chroma store was compacted: the text is gone from the workspace's files.")
         lines.extend(self.notes)
         return " ".join(lines)
-
-
-def _count(n: int, noun: str, plural: str | None = None) -> str:
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _listed(names: Sequence[str], limit: int = 5) -> str:

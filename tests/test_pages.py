@@ -404,6 +404,7 @@ def test_review_shows_how_far_two_reviewers_agree_and_where_they_differ(demo_cop
     assert sorted(differ["labels"]) == ["Ada: boilerplate · Grace: not relevant",
                                         "Ada: relevant · Grace: partly relevant"]
     assert "Export them as CSV" in [b.label for b in at.get("download_button")]
+    assert "2 chunks labelled differently" in [e.label for e in at.expander]
     flags = _frame(at, "label", "another document (flagged)").set_index("label")
     assert flags.loc["relevant"].tolist() == [3, 1] and flags.loc["not relevant"].tolist() == [3, 0]
     assert flags.loc["partly relevant", "right document"] == flags.loc["boilerplate", "right document"] == 1

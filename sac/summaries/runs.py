@@ -15,6 +15,7 @@ from sac.protocols import Summarizer
 from sac.summaries.llm import OpenAISummarizer, _FatalSummarizerError, estimate_cost_usd
 from sac.summaries.store import SummaryStore
 from sac.types import Document, Summary
+from sac.wording import counted
 
 # --------------------------------------------------------------------------------------------------
 # Summarizing a corpus
@@ -178,21 +179,17 @@ class RunEstimate:
 
     def describe(self) -> str:
         """Two lines for a terminal or a page: the work, then the token and cost estimate (LLM runs only)."""
-        line = (f"{_count(self.documents, 'document')}, {'strategy' if len(self.strategies) == 1 else 'strategies'} "
-                f"{', '.join(self.strategies)}: {_count(self.to_make, 'summary', 'summaries')} to make, "
+        line = (f"{counted(self.documents, 'document')}, {'strategy' if len(self.strategies) == 1 else 'strategies'} "
+                f"{', '.join(self.strategies)}: {counted(self.to_make, 'summary', 'summaries')} to make, "
                 f"{self.stored} already stored")
         if not self.to_make or self.model is None:
             return line
         t = self.tokens
         priced = (f"about ${self.cost_usd:.4f} at {self.model} list prices" if self.cost_usd is not None
                   else f"no price known for {self.model!r} (a local or unlisted model)")
-        return (f"{line}\nestimate: {_count(t['requests'], 'request')}, ~{t['input_tokens']:,} input tokens, "
+        return (f"{line}\nestimate: {counted(t['requests'], 'request')}, ~{t['input_tokens']:,} input tokens, "
                 f"~{t['output_tokens']:,} output tokens (at most {t['max_output_tokens']:,} if every summary takes "
                 f"every attempt); {priced}")
-
-
-def _count(n: int, noun: str, plural: str | None = None) -> str:
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def estimate_run(documents: Sequence[Document], summarizers: Sequence[Summarizer], store: SummaryStore) -> RunEstimate:
