@@ -34,7 +34,15 @@ from typing import TYPE_CHECKING, Any
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError, SacError
 from sac.ingest.catalog import DEMO_DIR, SOURCES_DIR
-from sac.retrieval.methods import BASE_METHODS, Method, check_k, check_query, parse_methods
+from sac.retrieval.methods import (
+    BASE_METHODS,
+    RECOMMENDED,
+    Method,
+    check_k,
+    check_query,
+    parse_method,
+    parse_methods,
+)
 from sac.summaries.command import cmd_summarize
 from sac.summaries.sets import import_summary_sets
 from sac.types import Dataset, Document
@@ -117,6 +125,14 @@ def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Docu
     return corpus_name(Path(args.benchmark).name, datasets[0]), list(datasets[0].all_documents)
 
 
+def _reference(written: str | None, methods: Sequence[str]) -> str | None:
+    """The method to compare the others with, named as a run names it (``recommended`` -> what it stands for);
+    without one, the baseline where it ran."""
+    if written is None:
+        return "baseline" if "baseline" in methods else None
+    return parse_method(written).name
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from sac.evaluation.runs import evaluate, save_run, summary_table
     from sac.workspace import safe_name
@@ -125,7 +141,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     wb = _workbench(args)
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
-    reference = args.reference or ("baseline" if "baseline" in names else None)
+    reference = _reference(args.reference, names)
     if reference is not None and reference not in names:
         raise ConfigError(f"--reference {reference!r} is not among the evaluated methods {names}")
     ks = _ints(args.k)
@@ -314,7 +330,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         metrics = run.metrics()
         print(summary_table(metrics).to_string())
         methods = list(dict.fromkeys(metrics["method"]))
-        _print_uncertainty(run, args.reference or ("baseline" if "baseline" in methods else None), methods, args.resample)
+        _print_uncertainty(run, _reference(args.reference, methods), methods, args.resample)
         return 0
     if args.action == "mismatch":
         if len(args.run_ids) != 1:
@@ -379,7 +395,8 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--datasets", "--dataset", dest="datasets", help="comma-separated, e.g. cuad,contractnli")
     source.add_argument("--pool", nargs="+", help="distractor documents: folders or ContractNLI JSON files")
     source.add_argument("--corpus", help="a workspace corpus instead of a benchmark dataset")
-    methods_help = f"comma-separated; e.g. {','.join(BASE_METHODS)},sac-generic-llm"
+    methods_help = (f"comma-separated; e.g. {','.join(BASE_METHODS)},recommended (= {RECOMMENDED}); options after a +: "
+                    "sac-expert+docs3, sac-generic+hybrid0.75")
 
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("eval", parents=[common, source], help="evaluate methods on a benchmark",

@@ -328,6 +328,12 @@ def test_recommended_is_one_name_for_the_method_chosen_on_dev():
     resolved = parse_method("recommended")
     assert resolved.name == parse_method(RECOMMENDED).name and resolved.index_name == "sac-generic"
     assert [m.name for m in parse_methods("baseline,recommended")] == ["baseline", resolved.name]
+    assert [m.name for m in parse_methods(" Recommended , SAC-Generic+Docs1 ")] == [resolved.name, "sac-generic+docs1"]
+    # The alias is a whole method: options after it are an error that names what it stands for.
+    with pytest.raises(ConfigError, match=r"^'recommended' names a whole method \(sac-generic\+docs1\+names\) and takes no"):
+        parse_method("recommended+docs2")
+    with pytest.raises(ConfigError, match=r"^Unknown method 'bm25'\. Choices are: baseline, sac-generic, sac-expert, recommended, "):
+        parse_method("bm25")
 
 
 def test_names_option_rewrites_squashed_names_and_finds_their_contract(built, nli):

@@ -62,6 +62,8 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
 # a run records what it resolved to.
 RECOMMENDED = "sac-generic+docs1+names"
 ALIASES: dict[str, str] = {"recommended": RECOMMENDED}
+_CHOICES = (", ".join([*BASE_METHODS, *ALIASES]) + ", or sac-<strategy> for any summary strategy (lower-case letters, "
+            "digits, '-', '_'), each with +options")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,19 +90,20 @@ class Method:
 
 def parse_method(name: str) -> Method:
     """Read a method name such as ``sac-expert`` into a Method; a clear ConfigError otherwise."""
-    raw = ALIASES.get(name.strip(), name.strip())
+    written = name.strip().lower()  # every base, strategy and option is lower case: "Baseline" means baseline
+    raw = ALIASES.get(written, written)
     if not raw:
-        raise ConfigError("Empty method name. Choices are: " + ", ".join(BASE_METHODS) + ", or sac-<strategy>")
+        raise ConfigError("Empty method name. Choices are: " + _CHOICES)
     base, *opts = raw.split("+")
+    if base in ALIASES:
+        raise ConfigError(f"{base!r} names a whole method ({ALIASES[base]}) and takes no options: write that name "
+                          f"with yours instead of {written!r}")
     if base == "baseline":
         strategy = None
     elif base.startswith("sac-") and _STRATEGY.match(base[4:]):
         strategy = base[4:]
     else:
-        raise ConfigError(
-            f"Unknown method {base!r}. Choices are: {', '.join(BASE_METHODS)}, or sac-<strategy> "
-            "for any summary strategy (lower-case letters, digits, '-', '_')"
-        )
+        raise ConfigError(f"Unknown method {base!r}. Choices are: {_CHOICES}")
     options: list[tuple[str, str]] = []
     for opt in opts:
         m = re.match(r"^([a-z]+)([0-9.]*)$", opt)
@@ -162,7 +165,7 @@ def parse_methods(text: str) -> list[Method]:
             m = parse_method(part)
             seen.setdefault(m.name, m)
     if not seen:
-        raise ConfigError("No methods given. Choices are: " + ", ".join(BASE_METHODS))
+        raise ConfigError("No methods given. Choices are: " + _CHOICES)
     return list(seen.values())
 
 
