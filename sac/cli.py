@@ -40,6 +40,7 @@ from sac.retrieval.methods import (
     Method,
     check_k,
     check_query,
+    method_label,
     parse_method,
     parse_methods,
 )
@@ -279,7 +280,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     from sac.evaluation.compare import routing_notes
     from sac.retrieval.options import explain
     for method in methods:
-        print(f"== {method.name}")
+        print(f"== {method_label(method.name)}")
         routing = explain(wb, corpus, method, text)  # +names / +docs<N>: what the title named, where it searched
         for label, note in routing_notes(routing, text, frozenset([args.target_doc] if args.target_doc else [])) if routing else []:
             print(f"   {label} {note}")

@@ -514,3 +514,18 @@ def test_no_blank_hit_for_a_question_that_names_its_contract(tmp_path, memo, dem
         assert all(h.chunk.text == alco.text[h.span.start:h.span.end] for h in hits[0] if h.span.doc_id == alco.doc_id)
         shares[chunking] = short_hit_share(hits)
     assert shares["paper"] > 0 and shares["merged"] == 0.0  # paper: 3 of the top 8 when measured
+
+
+def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
+    """``sac query --methods recommended`` heads its hits as Compare heads its column, then says what the title named."""
+    code, out, err = cli("query", "Consider the Non-Disclosure Agreement of INVENTORPRODUCTDEVELOPMENTEXPERTSINC; "
+                         "Who may receive Confidential Information?", "--workspace", str(built.config.workspace),
+                         "--datasets", "contractnli", "--methods", "Recommended", "--k", "2", "-q")
+    assert code == 0, err
+    target = "contractnli/Mutual-Non-Disclosure-Agreement-Inventor-Product-Development-Experts-Inc..txt"
+    lines = out.splitlines()
+    assert lines[0] == "== recommended (sac-generic+docs1+names)"
+    assert lines[1] == ("   Searched as: Consider the Non-Disclosure Agreement of Inventor Product Development Experts Inc; "
+                        "Who may receive Confidential Information?")
+    assert lines[2].startswith("   Named: ") and lines[3] == f"   Searched inside: {Path(target).stem}"
+    assert len(lines) == 6 and all(f" {target} [" in line for line in lines[4:])
