@@ -24,7 +24,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from sac import audit, matters
 from sac import jobs as sac_jobs
 from sac.config import SacConfig
-from sac.embedding.models import embedder_name, make_embedder
+from sac.embedding.models import embedder_name, make_embedder, preload
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.mismatch import Mismatch, mismatch_tables
@@ -470,11 +470,17 @@ higher means documents sit further apart (fewer wrong-document hits).
 
 
 def page_setup(title: str | None, icon: str) -> None:
-    """Every page's first call: the browser tab, the sidebar navigation (Home, not the file name) and the glossary."""
+    """Every page's first call: the browser tab, the sign-in and matter gates, the embedding model's libraries
+    importing in the background (``sac.embedding.models.preload``), the sidebar navigation (Home, not the file
+    name) and the glossary."""
     st.set_page_config(page_title=f"{title} · SAC Workbench" if title else "SAC Workbench", page_icon=icon,
                        layout="wide")
     sign_in_gate()
     matter_gate()
+    try:
+        preload(root_config().embedder)  # the model's libraries import while the user reads the page (once a process)
+    except SacError:
+        pass  # a bad setting: the page's own config() call shows it where the page can say what to fix
     with st.sidebar:
         for path, label, nav_icon in PAGES:
             st.page_link(path, label=label, icon=nav_icon, query_params=_matter_param())

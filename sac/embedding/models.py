@@ -7,7 +7,9 @@ an OpenAI-compatible server (``sac.embedding.remote``).
 
 from __future__ import annotations
 
+import importlib
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +24,10 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 MINILM_NAME = "all-MiniLM-L6-v2"
+
+# Background imports of an embedder's libraries (``preload``): the module names -> the thread importing them.
+_PRELOADS: dict[tuple[str, ...], threading.Thread] = {}
+_PRELOAD_LOCK = threading.Lock()
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
@@ -141,9 +147,51 @@ def embedder_name(configured: str) -> str:
     return name.rstrip("/").rsplit("/", 1)[-1]
 
 
+def preload(configured: str) -> None:
+    """Start importing the libraries a local embedder runs on, in a background thread, once per process: most of a
+    first model load is these imports (sentence-transformers with PyTorch: about 7 of 7.5 s on 2 cores), so an app
+    that starts them when a page opens has them done by the time the user asks for the model. Loads no model and
+    reads no file of one; nothing for ``openai:<model>``. ``make_embedder`` waits for it, so a library is never
+    imported by two threads at once. An import that fails here fails again in the real load, which reports it."""
+    modules = _backend_modules(configured)
+    if not modules:
+        return
+    with _PRELOAD_LOCK:
+        if modules not in _PRELOADS:
+            thread = threading.Thread(target=_import_all, args=(modules,), name="sac-preload", daemon=True)
+            _PRELOADS[modules] = thread
+            thread.start()
+
+
+def wait_for_preload() -> None:
+    """Block until every ``preload`` started in this process has finished."""
+    with _PRELOAD_LOCK:
+        threads = list(_PRELOADS.values())
+    for thread in threads:
+        thread.join()
+
+
+def _backend_modules(configured: str) -> tuple[str, ...]:
+    name = configured.strip()
+    if not name or name.startswith("openai:"):
+        return ()
+    if name in ("minilm-onnx", "minilm-onnx-int8"):
+        return ("onnxruntime", "tokenizers")
+    return ("sentence_transformers",)
+
+
+def _import_all(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the real load imports it again and reports the error with its context
+            return
+
+
 def make_embedder(config: SacConfig) -> Embedder:
     """The embedder named by ``config.embedder``: a registry name, ``openai:<model>``, or a
     sentence-transformers model name or local path."""
+    wait_for_preload()
     name = config.embedder.strip()
     if not name:
         raise ConfigError(f"Unknown embedder ''. Choices are: {sorted(EMBEDDERS)}, openai:<model>, or a model path")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sac.config import SacConfig
+from sac.embedding.models import wait_for_preload
 from sac.errors import ConfigError
 from sac.protocols import Reranker
 from sac.retrieval.hybrid import tokenize
@@ -63,6 +64,7 @@ class CrossEncoderReranker:
     def __init__(self, model: str, *, batch_size: int = 32) -> None:
         self.name = model
         self.batch_size = batch_size
+        wait_for_preload()  # an app page may be importing sentence-transformers in the background
         try:
             from sentence_transformers import CrossEncoder
         except ImportError as err:
