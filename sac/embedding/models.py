@@ -149,7 +149,7 @@ def embedder_name(configured: str) -> str:
 
 def preload(configured: str) -> None:
     """Start importing the libraries a local embedder runs on, in a background thread, once per process: most of a
-    first model load is these imports (sentence-transformers with PyTorch: about 7 of 7.5 s on 2 cores), so an app
+    first model load is these imports (sentence-transformers with PyTorch: 5.4 of 5.6 s on 2 cores, medians), so an app
     that starts them when a page opens has them done by the time the user asks for the model. Loads no model and
     reads no file of one; nothing for ``openai:<model>``. ``make_embedder`` waits for it, so a library is never
     imported by two threads at once. An import that fails here fails again in the real load, which reports it."""
