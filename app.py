@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 import app_cache
-from sac.errors import SacError
 from sac.evaluation.runs import corpus_name, list_runs
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
@@ -50,15 +49,12 @@ st.markdown(
 )
 
 app_cache.show_flashes()
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     ws = wb.workspace
     indexes = app_cache.indexes(wb)
     corpora = app_cache.corpora()
     runs = list_runs(ws)
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 
 st.subheader("Your workspace")
 strategies = sorted({i.method for i in indexes if i.method.startswith("sac-")})
@@ -97,11 +93,8 @@ if running is not None:
     st.info(f"{running.label} is being built in the background: its progress is in the sidebar on every page. "
             "Compare can search each index as soon as it is complete.", icon=":material/hourglass_top:")
 if st.button("Load the demo corpus", type="primary", key="home_load_demo", disabled=running is not None):
-    try:
+    with app_cache.stop_on_error():
         load_demo(["contractnli"] if choice == "contractnli" else None, llm=with_llm)
-    except SacError as err:
-        st.error(str(err))
-        st.stop()
 
 st.subheader("Then")
 st.page_link("pages/3_Compare.py", label="Compare: one question, every method side by side, wrong documents flagged",
@@ -121,11 +114,8 @@ if matter:
                     "removed it. This cannot be undone.")
         typed = st.text_input("Type the matter's name to confirm", key="home_matter_confirm")
         if st.button("Remove this matter", type="primary", key="home_matter_remove", disabled=typed != matter):
-            try:
+            with app_cache.stop_on_error():
                 done = app_cache.remove_matter(matter)
                 app_cache.flash("success", f"Removed the matter {matter!r} ({done['files']:,} files).")
-            except SacError as err:
-                st.error(str(err))
-                st.stop()
             st.query_params.clear()
             st.rerun()

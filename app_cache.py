@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -579,6 +579,17 @@ def record_export(what: str, **details: Any) -> None:
         workbench().audit.record("export", what, **details)
     except SacError:
         pass  # the page already shows why the workspace cannot be opened
+
+
+@contextlib.contextmanager
+def stop_on_error() -> Iterator[None]:
+    """A page's steps that can fail on the user's input or data: a SacError inside shows as the page's error message
+    (what went wrong and what to do, never a traceback) and the page stops there."""
+    try:
+        yield
+    except SacError as err:
+        st.error(str(err))
+        st.stop()
 
 
 FLASH_KEY = "sac_flash"

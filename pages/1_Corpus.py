@@ -162,14 +162,11 @@ st.markdown("Upload contracts (or a LegalBench-RAG benchmark as a zip), choose h
             "summarised and embedded, and build one index per method.")
 app_cache.show_flashes()
 
-try:
+with app_cache.stop_on_error():
     st.subheader("1 · Settings")
     choice = settings_ui()
     wb = app_cache.workbench()
     ws = wb.workspace
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 st.caption(app_cache.index_settings_caption(wb.config) + " Other pages use these settings in this session.")
 
 st.subheader("2 · Add documents")
@@ -221,11 +218,8 @@ if not entries:
 by_name = {e.name: e for e in entries}
 shown = app_cache.corpus_picker(list(by_name), "corpus_shown", format_func=lambda n: by_name[n].label,
                                 persist_state="session")
-try:
+with app_cache.stop_on_error():
     data = app_cache.dataset(by_name[shown])
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 built = app_cache.built_methods(wb, shown)
 partial = app_cache.incomplete_methods(wb, shown)
 st.caption(f"{counted(len(data.documents), 'document')} · {counted(len(data.queries), 'benchmark question')} · "

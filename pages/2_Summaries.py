@@ -48,23 +48,17 @@ st.markdown("SAC embeds each chunk after its document's summary. A summary that 
             "it is (parties, type, date) cannot keep look-alike documents apart: find those here, and fix them.")
 app_cache.show_flashes()
 
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     entries = {e.name: e for e in app_cache.corpora()}
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 if not entries:
     st.info("No corpus yet: load the demo on the home page or upload documents on **Corpus**.")
     st.stop()
 
 corpus = app_cache.corpus_picker(list(entries), "sum_corpus", format_func=lambda n: entries[n].label,
                                 persist_state="session")
-try:
+with app_cache.stop_on_error():
     data = app_cache.dataset(entries[corpus])
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 documents = list(data.documents)
 built = app_cache.built_methods(wb, corpus)
 known = list(dict.fromkeys([*BUILTIN, *(m[4:] for m in built if m.startswith("sac-")), *LLM]))

@@ -49,12 +49,9 @@ def diff_line(diff: DocumentDiff, right_known: bool) -> str:
 
 st.title("Compare methods on one question")
 
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     entries = app_cache.corpora()
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 
 indexed = [e for e in entries if app_cache.built_methods(wb, e.name)]
 if not indexed:
@@ -77,11 +74,8 @@ options = [*available,
 methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods", format_func=method_label,
                              help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 
-try:
+with app_cache.stop_on_error():
     data = app_cache.dataset(entry)
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 documents = {d.doc_id: d for d in data.documents}
 
 sources = ["Benchmark question", "Your own question"] if data.queries else ["Your own question"]
@@ -124,11 +118,8 @@ if not query or not query.strip():
     st.info("Type a question, or pick a benchmark question, to see every method's hits side by side.")
     st.stop()
 
-try:
+with app_cache.stop_on_error():
     hits = app_cache.search(wb, corpus, methods, query, k)
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 comparison = compare_methods(query, hits, gold=gold, pinned=pinned)
 st.session_state["last_comparison"] = ComparisonRequest(
     corpus=corpus, query=query.strip(), k=k, methods=tuple(methods), query_id=query_id, gold=tuple(gold),

@@ -35,13 +35,10 @@ st.markdown("Run a benchmark: every question is retrieved once per method at the
 app_cache.show_flashes()
 app_cache.chunking_select("eval_chunking")
 
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     ws = wb.workspace
     benchmarks = catalog.list_benchmarks(ws)
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 if not benchmarks:
     st.warning("No benchmark found: the demo folder data/demo is missing and none was uploaded on **Corpus**.")
     st.stop()

@@ -37,14 +37,11 @@ st.markdown("Label each retrieved chunk for the question, mark the exact words t
             "truth, and export both. Labels are saved in the workspace as you submit them.")
 app_cache.show_flashes()
 
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     ws = wb.workspace
     store = ReviewStore(ws.reviews_dir)
     entries = {e.name: e for e in app_cache.corpora()}
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 
 signed_in = app_cache.identity()
 if signed_in is None:
@@ -135,11 +132,8 @@ if source == "A live comparison":
         st.info("Type a question, pick a benchmark question, or run one on **Compare**; and choose methods.")
         labels_overview()
         st.stop()
-    try:
+    with app_cache.stop_on_error():
         hits = app_cache.search(wb, corpus, methods, query, k)
-    except SacError as err:
-        st.error(str(err))
-        st.stop()
 else:
     runs = {r.run_id: r for r in list_runs(ws)}
     if not runs:

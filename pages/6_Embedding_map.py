@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 import app_cache
-from sac.errors import SacError
 from sac.evaluation import diagnostics
 from sac.render.map import embedding_map_figure
 from sac.retrieval.methods import check_query
@@ -18,12 +17,9 @@ st.markdown("Every dot is a chunk, coloured by its document; the star is the que
             "come from; SAC's summary pulls each document's chunks apart. The **silhouette** by document "
             "(cosine, in the full embedding space) says how far: near 1 apart, near 0 mixed.")
 
-try:
+with app_cache.stop_on_error():
     wb = app_cache.workbench()
     indexed = [e for e in app_cache.corpora() if app_cache.built_methods(wb, e.name)]
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 if not indexed:
     st.warning("No corpus is indexed with the current settings. "
                "Load the demo on the home page or build an index on **Corpus**.")
@@ -40,11 +36,8 @@ right_default = next((m for m in ("sac-generic", "sac-expert") if m in available
 right = cols[2].selectbox("Right", available, index=available.index(right_default), key="map_right")
 k = int(cols[3].number_input("k", min_value=1, max_value=32, value=8, key="map_k"))
 
-try:
+with app_cache.stop_on_error():
     data = app_cache.dataset(by_name[corpus])
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 targets: list[str] = []
 if data.queries:
     queries = {q.query_id: q for q in data.queries}
@@ -58,13 +51,10 @@ if not query or not query.strip():
     st.stop()
 
 methods = list(dict.fromkeys([left, right]))
-try:
+with app_cache.stop_on_error():
     hits = app_cache.search(wb, corpus, methods, query, k)
     vector = wb.embed_queries([check_query(query)])[0]
     snaps = {m: app_cache.snapshot(wb, corpus, m) for m in methods}
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 
 hit_docs = [h.span.doc_id for m in methods for h in hits[m]]
 lookalikes = diagnostics.default_map_documents(snaps[methods[0]], targets[0] if targets else None, n=5)
@@ -81,12 +71,9 @@ if len(chosen) < 2:
     st.info("Choose at least two documents.")
     st.stop()
 
-try:
+with app_cache.stop_on_error():
     maps = [diagnostics.embedding_map(snaps[m], m, chosen, query_vector=vector, hits=hits[m], projection=projection)
             for m in methods]
-except SacError as err:
-    st.error(str(err))
-    st.stop()
 metric_cols = st.columns(len(maps))
 for column, m in zip(metric_cols, maps):
     column.metric(f"Silhouette by document · {m.method}", "n/a" if m.silhouette is None else f"{m.silhouette:.2f}")
