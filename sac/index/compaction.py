@@ -40,6 +40,10 @@ A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compact
    in. That is the case settling costs most: about 1,000 / n upserts for n records, one id at most once per call;
    a one-document corpus's build (three methods) took 44 s, 41 s of it settling, and takes 7 s without settling its
    document collections (``bench/small_build.py``).
+   After settling a collection of a few hundred records, Chroma (1.5.9) records the flush at an earlier write than
+   the last (900 of 1,000 for 300 records), so up to one round of unchanged records is replayed, as updates, by each
+   process that opens the store. Measured on 300, 500, 700 and 900 random unit vectors (384 dimensions, this
+   module's HNSW settings): three fresh processes and exact search gave the same top 10 for all 300 queries each.
 """
 
 from __future__ import annotations
