@@ -23,7 +23,7 @@ from sac.protocols import Summarizer
 from sac.removal import RemovalReport, remove_corpus, remove_documents
 from sac.render import plots
 from sac.render.map import document_risk_figure
-from sac.retrieval.methods import BASE_METHODS, parse_methods
+from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods
 from sac.summaries.llm import LLM_STRATEGIES
 from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
@@ -56,7 +56,7 @@ def settings_ui() -> dict[str, Any]:
                          "OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).")
     llm: dict[str, Any] | None = None
     # LLM methods build from summaries in the store (a shipped set, an earlier run) or from the endpoint below.
-    options = [*BASE_METHODS, *(f"sac-{s}" for s in LLM_METHOD_STRATEGIES)]
+    options = [*BASE_METHODS, *(f"sac-{s}" for s in LLM_METHOD_STRATEGIES), "sac-generic+filename"]
     if kind != "built-in":
         cols = st.columns(3)
         llm = {
@@ -67,7 +67,9 @@ def settings_ui() -> dict[str, Any]:
             "api_key": cols[2].text_input("API key", "", type="password", key="corpus_llm_key").strip() or None,
         }
     methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
-        [f"sac-{s}" for s in LLM_METHOD_STRATEGIES] if llm else []), key="corpus_methods")
+        [f"sac-{s}" for s in LLM_METHOD_STRATEGIES] if llm else []), key="corpus_methods", format_func=method_label,
+        help="sac-generic+filename also embeds each file's name, and its document search reads it: metadata, not "
+             "the text, for questions that name a file (Compare then offers sac-generic+docs1+filename+names).")
     return {"llm": llm, "methods": methods}
 
 

@@ -47,7 +47,7 @@ from sac.index.compaction import rewrite_collection, scrub_store, settle_collect
 from sac.index.documents import DocumentIndex
 from sac.index.store import Index, IndexInfo, list_indexes, write_lock
 from sac.ingest import catalog
-from sac.retrieval.methods import parse_method
+from sac.retrieval.methods import Method, parse_method
 from sac.summaries.log import summary_log_path
 from sac.types import Document
 from sac.wording import counted
@@ -233,10 +233,9 @@ def _purge_index(wb: Workbench, info: IndexInfo, doc_ids: Sequence[str]) -> int:
         lexical.forget(index)
         try:
             method = parse_method(info.method)
-            strategy, sections = method.strategy, method.option("sections") is not None
-        except ConfigError:
-            strategy, sections = None, False
-        lexical.refresh(index, wb.summary_store, strategy=strategy, sections=sections)
+        except ConfigError:  # a name this version cannot read: its records are read as plain chunks
+            method = Method(info.method, None)
+        lexical.for_method(index, wb.summary_store, method, rebuild=True)
     return removed
 
 

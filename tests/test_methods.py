@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sac.chunking.context import context_lines
 from sac.chunking.merge import index_chunks, is_small, merge_small_chunks, short_hit_share
-from sac.chunking.sections import find_headings, heading_path, section_prefixes
+from sac.chunking.sections import find_headings, heading_path
 from sac.chunking.split import chunk_document
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
@@ -179,7 +180,9 @@ def test_sections_detected_on_a_real_cuad_contract(demo_datasets):
     path = [h.label for h in heading_path(find_headings(doc.text), start + 5)]
     assert path[-2:] == ["ARTICLE II GRANT", "Section 2.2 Sublicense"]
     chunks = chunk_document(doc)
-    prefixes = section_prefixes({doc.doc_id: doc}, chunks)
+    lines = context_lines(doc.doc_id, doc.text, [(c.span.start, c.span.end) for c in chunks], sections=True,
+                          filename=False)
+    prefixes = {c.chunk_id: line for c, line in zip(chunks, lines) if line}
     inside = next(c for c in chunks if c.span.start <= start < c.span.end)
     assert "ARTICLE II GRANT" in prefixes[inside.chunk_id] and prefixes[inside.chunk_id].startswith("Section: ")
     assert len(prefixes) > 0.8 * len(chunks)
@@ -368,6 +371,44 @@ def test_filename_option_embeds_the_file_name_as_its_own_index(nli):
     assert text.startswith("NDA between ResRequest and a partner.\nFile: NDA_ResConnect") and text.endswith(chunks[0].text)
     _, plain = index_inputs(parse_method("sac-generic"), [doc], lambda d: chunk_document(d, 500), 500)
     assert plain == {}
+
+
+def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_only_method(tmp_path, memo, nli):
+    """+filename puts the file name where a text-only method never looks: the chunk BM25 reads the records'
+    embedded text with the file line, the document BM25 and +names read it with the document's text. On the demo
+    NDAs "ResConnect" is a word of one file name and of no text ("NDA_ResConnect.txt" is ResRequest's NDA): the
+    benchmark's ResConnect questions then route to their NDA with +filename, and the text-only index never holds
+    the word."""
+    from sac.chunking.context import file_line
+    from sac.evaluation.compare import routing_notes
+    from sac.index import lexical
+    from sac.retrieval.options import explain
+
+    wb = Workbench(SacConfig(workspace=tmp_path / "workspace"), embedder=memo)
+    plain, filed = parse_methods("sac-generic+docs1+names,sac-generic+docs1+filename+names")
+    wb.build(CORPUS, nli.documents, [plain, filed])
+    target = next(d for d in nli.documents if d.doc_id.endswith("NDA_ResConnect.txt"))
+    lex = lexical.for_method(wb.index(CORPUS, filed), wb.summary_store, filed)
+    text_only = lexical.for_method(wb.index(CORPUS, plain), wb.summary_store, plain)
+    assert lex["documents"].ids_with("resconnect") == [target.doc_id] and text_only["documents"].ids_with("resconnect") == []
+    texts = dict(zip(lex["documents"].ids, lex["documents"].document_texts()))
+    assert texts[target.doc_id] == f"File: NDA_ResConnect\n{target.text}"
+    snap = snapshot.snapshot(wb.client, wb.index(CORPUS, filed))
+    embedded = snapshot.embedded_texts(snap, filed, wb.summary_store)  # rebuilt from the records, hashes checked
+    assert all(f"\n{file_line(snap.doc_ids[r])}\n" in embedded[r] for r in range(len(snap)))
+    hit = lex["chunks"].scores("ResConnect") > 0  # the chunk BM25 reads the file line of every record
+    assert hit.any() and all(snap.doc_ids[snap.row_of[cid]] == target.doc_id
+                             for cid, yes in zip(lex["chunks"].ids, hit) if yes)
+    assert not (text_only["chunks"].scores("ResConnect") > 0).any()
+    questions = [q.text for q in nli.queries if q.text.startswith("Consider ResConnect's")]
+    assert len(questions) >= 5
+    hits = wb.search(CORPUS, [plain, filed], questions, 8)
+    assert all(len(q) == 8 and all(h.span.doc_id == target.doc_id for h in q) for q in hits[filed.name])
+    # Text only, the same questions go elsewhere (all to the Inventor NDA when this was written).
+    assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 4 * len(questions)
+    # What Compare and `sac query` say: the name was found in the file name or the text, not in the text alone.
+    named = dict(routing_notes(explain(wb, CORPUS, filed, questions[0]), questions[0]))["Named:"]
+    assert named.startswith("NDA_ResConnect: its file name or text writes the company name")
 
 
 def test_names_route_documents_first_to_the_contract_the_file_name_names(built, nli):

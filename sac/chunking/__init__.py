@@ -1,4 +1,5 @@
-"""Chunking: the recursive splitter with exact spans, heading paths, small-chunk merging.
+"""Chunking: the recursive splitter with exact spans, heading paths, small-chunk merging, the context lines an
+index option embeds.
 
 Names load on first use (PEP 562), so importing one stage never imports the others.
 """
@@ -10,21 +11,24 @@ from typing import TYPE_CHECKING
 from sac._exports import lazy_getattr
 
 if TYPE_CHECKING:
+    from sac.chunking.context import context_lines, file_line, read_text
     from sac.chunking.merge import CHUNKINGS, index_chunks, is_small, merge_small_chunks, short_hit_share
-    from sac.chunking.sections import find_headings, heading_path, section_prefix, section_prefixes
+    from sac.chunking.sections import find_headings, heading_path, section_prefix
     from sac.chunking.split import DEFAULT_SEPARATORS, chunk_document, split_spans
 
 _EXPORTS = {
     "CHUNKINGS": "merge",
     "DEFAULT_SEPARATORS": "split",
     "chunk_document": "split",
+    "context_lines": "context",
+    "file_line": "context",
     "find_headings": "sections",
     "heading_path": "sections",
     "index_chunks": "merge",
     "is_small": "merge",
     "merge_small_chunks": "merge",
+    "read_text": "context",
     "section_prefix": "sections",
-    "section_prefixes": "sections",
     "short_hit_share": "merge",
     "split_spans": "split",
 }
@@ -33,13 +37,15 @@ __all__ = [
     "CHUNKINGS",
     "DEFAULT_SEPARATORS",
     "chunk_document",
+    "context_lines",
+    "file_line",
     "find_headings",
     "heading_path",
     "index_chunks",
     "is_small",
     "merge_small_chunks",
+    "read_text",
     "section_prefix",
-    "section_prefixes",
     "short_hit_share",
     "split_spans",
 ]

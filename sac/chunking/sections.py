@@ -18,10 +18,8 @@ A numbered line that is a plain clause ("1.1 This Agreement shall take effect...
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from sac.types import Chunk, Document
 
 MAX_TITLE_CHARS = 60
 MAX_TITLE_WORDS = 10
@@ -153,17 +151,3 @@ def section_prefix(headings: Sequence[Heading], start: int, end: int) -> str:
     if len(text) > MAX_PREFIX_CHARS:
         text = "…" + text[-(MAX_PREFIX_CHARS - 1):]
     return f"Section: {text}"
-
-
-def section_prefixes(documents: Mapping[str, Document], chunks: Sequence[Chunk]) -> dict[str, str]:
-    """Chunk id -> its section line, for the chunks that sit under at least one heading."""
-    cache: dict[str, list[Heading]] = {}
-    out: dict[str, str] = {}
-    for chunk in chunks:
-        headings = cache.get(chunk.doc_id)
-        if headings is None:
-            headings = cache[chunk.doc_id] = find_headings(documents[chunk.doc_id].text)
-        prefix = section_prefix(headings, chunk.span.start, chunk.span.end)
-        if prefix:
-            out[chunk.chunk_id] = prefix
-    return out

@@ -150,17 +150,19 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
         named = sorted(naming.documents)
         listed = "; ".join(document_title(d) for d in named)
         whose = "its" if len(named) == 1 else "their"
+        text = f"{whose} file name or text" if routing.file_names else f"{whose} text"  # +filename reads both
         why = {
-            "title": f"{whose} text quotes the whole title",
-            "name": f"{whose} text writes the company name “{naming.key}” (letters and digits compared)",
-            "words": f"{whose} text holds the title's rare word(s) {naming.key} (at most {MAX_NAMED_DOCS} documents do)",
+            "title": f"{text} quotes the whole title",
+            "name": f"{text} writes the company name “{naming.key}” (letters and digits compared)",
+            "words": f"{text} holds the title's rare word(s) {naming.key} (at most {MAX_NAMED_DOCS} documents do)",
         }.get(naming.how, "")
         if not named and not split_title(query)[0]:
             notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, so "
                                     "documents were ranked by summary, best chunk and BM25."))
         elif not named:
+            where = "file names or text" if routing.file_names else "text"
             notes.append(("Named:", "no document: no quoted heading, company name or rare word of the title is in "
-                                    f"this corpus's text (or more than {MAX_NAMED_DOCS} documents share it), so documents "
+                                    f"this corpus's {where} (or more than {MAX_NAMED_DOCS} documents share it), so documents "
                                     "were ranked by summary, best chunk and the title's BM25, and a look-alike can win."))
         else:
             chose = "; the whole question chose between them" if len(named) > 1 else ""

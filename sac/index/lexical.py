@@ -2,11 +2,11 @@
 
 Two BM25 indexes per Chroma collection, refreshed together:
 
-- ``chunks``: one row per record, over what the record embedded (summary + section line + chunk text), for
-  ``+hybrid<w>``;
-- ``documents``: one row per document, over its summary and whole text (rebuilt from its chunks), for the
-  document routing of ``+docs<N>``; it keeps each document's text too (``texts.json``), which ``+names`` reads
-  instead of every chunk record.
+- ``chunks``: one row per record, over what the record embedded (summary + file and section lines + chunk text),
+  for ``+hybrid<w>``;
+- ``documents``: one row per document, over its summary and whole text (rebuilt from its chunks; under
+  ``+filename`` after its file line, sac.chunking.context), for the document routing of ``+docs<N>``; it keeps
+  that text too (``texts.json``), which ``+names`` reads instead of every chunk record.
 
 Tokenisation (``tokenize``) is the documented one: lower-case words and numbers, no stopwords, plus each pair of
 adjacent words written as one. Scores are rank-bm25's ``BM25Okapi`` with its defaults (k1 1.5, b 0.75,
@@ -43,20 +43,23 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, count
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sac.chunking.sections import find_headings, section_prefix
+from sac.chunking.context import context_lines, read_text
 from sac.index.records import row_bounds
 from sac.index.store import Index, embedding_text, summary_hash
 from sac.types import Chunk, Span
 from sac.workspace import atomic_write_json, file_lock
 
+if TYPE_CHECKING:
+    from sac.retrieval.methods import Method
+
 K1 = 1.5  # rank-bm25 BM25Okapi's defaults
 B = 0.75
 EPSILON = 0.25
-FORMAT = 2  # 2: the documents index keeps each document's text (texts.json) for +names
+FORMAT = 3  # 2: the documents index keeps each document's text (texts.json) for +names; 3: +filename's file line read
 KINDS = ("chunks", "documents")
 MAX_LOADED = 8  # opened generations kept per process
 
@@ -324,10 +327,19 @@ def is_mirror(state: Mapping[str, Any] | None, index: Index) -> bool:
     return state.get("fingerprint") == "" and int(state.get("count", -1)) == index.count()
 
 
+def for_method(index: Index, summary_store: Any, method: Method, *, rebuild: bool = False) -> dict[str, LexicalIndex]:
+    """``lexical_indexes`` (``refresh`` with ``rebuild``) reading what ``method``'s records embedded: its summary,
+    file and section lines."""
+    read = refresh if rebuild else lexical_indexes
+    return read(index, summary_store, strategy=method.strategy, sections=method.option("sections") is not None,
+                filename=method.option("filename") is not None)
+
+
 def lexical_indexes(
-    index: Index, summary_store: Any, *, strategy: str | None, sections: bool = False,
+    index: Index, summary_store: Any, *, strategy: str | None, sections: bool = False, filename: bool = False,
 ) -> dict[str, LexicalIndex]:
-    """Both lexical indexes of ``index`` (``chunks`` and ``documents``), refreshed first if stale."""
+    """Both lexical indexes of ``index`` (``chunks`` and ``documents``), refreshed first if stale. ``sections``
+    and ``filename`` say which context lines the records embedded (sac.chunking.context)."""
     folder = lexical_dir(index)
     current = _read_current(folder)
     if is_mirror(current, index):
@@ -336,10 +348,12 @@ def lexical_indexes(
             return _load_generation(folder, current)
         except FileNotFoundError:  # a refresh removed that generation in between: read the new one
             pass
-    return refresh(index, summary_store, strategy=strategy, sections=sections)
+    return refresh(index, summary_store, strategy=strategy, sections=sections, filename=filename)
 
 
-def refresh(index: Index, summary_store: Any, *, strategy: str | None, sections: bool = False) -> dict[str, LexicalIndex]:
+def refresh(
+    index: Index, summary_store: Any, *, strategy: str | None, sections: bool = False, filename: bool = False,
+) -> dict[str, LexicalIndex]:
     """Bring the lexical indexes of ``index`` in step with its records; rows of unchanged documents keep their
     tokens. Returns both, loaded from the new generation."""
     folder = lexical_dir(index)
@@ -350,7 +364,7 @@ def refresh(index: Index, summary_store: Any, *, strategy: str | None, sections:
             return _load_generation(folder, current)
         fingerprint, count = index.fingerprint(), index.count()
         old = _load_generation(folder, current) if current is not None else None
-        built = _rebuild(index, summary_store, old, strategy=strategy, sections=sections)
+        built = _rebuild(index, summary_store, old, strategy=strategy, sections=sections, filename=filename)
         generation = f"g{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}"
         for kind, lex in built.items():
             lex.fingerprint, lex.count = fingerprint, count
@@ -376,6 +390,7 @@ def _signature(meta: Mapping[str, Any]) -> str:
 
 def _rebuild(
     index: Index, summary_store: Any, old: Mapping[str, LexicalIndex] | None, *, strategy: str | None, sections: bool,
+    filename: bool,
 ) -> dict[str, LexicalIndex]:
     """Both kinds from the collection's records: tokens of rows whose signature is unchanged come from ``old``.
 
@@ -409,7 +424,8 @@ def _rebuild(
                           for i in rows)}
     if read is None:
         read = index.chunk_texts(sorted(changed)) if changed else ([], [], [])
-    texts = _texts_of(summary_store, sorted(changed), records, read, strategy=strategy, sections=sections)
+    texts = _texts_of(summary_store, sorted(changed), records, read, strategy=strategy, sections=sections,
+                      filename=filename)
 
     chunk_rows: list[list[str] | tuple[Lexicon, int]] = []
     for i, rid in enumerate(order):
@@ -424,8 +440,9 @@ def _rebuild(
     wholes: list[str] = []
     for d in docs:
         if d in changed:
-            doc_rows.append(tokenize(f"{texts.summaries.get(d) or ''}\n{texts.wholes[d]}"))
-            wholes.append(texts.wholes[d])
+            whole = read_text(d, texts.wholes[d], filename=filename)  # the file line too under +filename
+            doc_rows.append(tokenize(f"{texts.summaries.get(d) or ''}\n{whole}"))
+            wholes.append(whole)
         else:
             assert old_docs is not None
             doc_rows.append((old_docs.lexicon, old_docs.row_of[d]))
@@ -494,15 +511,15 @@ def document_text(starts: Sequence[int], texts: Sequence[str]) -> str:
 
 def embedded_texts(
     doc_id: str, metas: Sequence[Mapping[str, Any]], texts: Sequence[str], summary: str | None, *, sections: bool,
+    filename: bool = False,
 ) -> tuple[str, list[str]]:
-    """A document's text and, per chunk (in start order), the text its record embedded: summary, section line
-    (``+sections``, when its hash matches the record's) and chunk text."""
+    """A document's text and, per chunk (in start order), the text its record embedded: summary, context lines
+    (``+filename``, ``+sections``: sac.chunking.context, when their hash matches the record's) and chunk text."""
     whole = document_text([int(m["start"]) for m in metas], texts)
-    headings = find_headings(whole) if sections else []
+    spans = [(int(m["start"]), int(m["end"])) for m in metas]
+    lines = context_lines(doc_id, whole, spans, sections=sections, filename=filename)
     out = []
-    for meta, text in zip(metas, texts):
-        start, end = int(meta["start"]), int(meta["end"])
-        prefix = section_prefix(headings, start, end) if sections else ""
+    for meta, text, (start, end), prefix in zip(metas, texts, spans, lines):
         if summary_hash(prefix or None) != meta.get("prefix_hash", ""):
             prefix = ""
         out.append(embedding_text(Chunk(Span(doc_id, start, end), text), summary, prefix or None))
@@ -511,7 +528,7 @@ def embedded_texts(
 
 def _texts_of(
     summary_store: Any, doc_ids: Sequence[str], records: Mapping[str, Mapping[str, Any]],
-    read: tuple[list[str], list[dict[str, Any]], list[str]], *, strategy: str | None, sections: bool,
+    read: tuple[list[str], list[dict[str, Any]], list[str]], *, strategy: str | None, sections: bool, filename: bool,
 ) -> _Texts:
     """Embedded texts of the chunks and whole texts of ``doc_ids``, from ``read`` (ids, metadata, chunk texts)."""
     out = _Texts({}, {}, {})
@@ -525,7 +542,7 @@ def _texts_of(
             continue
         summary = summary_of(summary_store, strategy, metas[rows[0]])
         whole, embedded = embedded_texts(d, [metas[i] for i in rows], [texts[i] or "" for i in rows], summary,
-                                         sections=sections)
+                                         sections=sections, filename=filename)
         out.wholes[d], out.summaries[d] = whole, summary
         out.chunks.update((ids[i], text) for i, text in zip(rows, embedded))
     wanted = set(doc_ids)

@@ -5,10 +5,10 @@ vector; hybrid search, document routing and ``+names`` need neither (sac.index.l
 reads them once per (store client, collection, record count) and keeps them in memory; ``forget()`` drops a
 collection after its index was written.
 
-The embedded text (summary + section line + chunk text) is not stored in Chroma, only the chunk text
-and the hashes of the summary and section line. ``embedded_texts()`` rebuilds it: the summary from the
-summary store (the version whose hash the record carries), the section line from the document text,
-which the chunks of a document tile. A part whose hash does not match is left out.
+The embedded text (summary + file and section lines + chunk text) is not stored in Chroma, only the chunk text
+and the hashes of the summary and of those lines. ``embedded_texts()`` rebuilds it: the summary from the
+summary store (the version whose hash the record carries), the lines from the document's id and text
+(sac.chunking.context), which the chunks of a document tile. A part whose hash does not match is left out.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from sac.chunking.sections import find_headings, section_prefix
+from sac.chunking.context import context_lines
 from sac.index.records import row_bounds
 from sac.index.store import Index, embedding_text, summary_hash
 from sac.retrieval.methods import Method
@@ -168,16 +168,19 @@ def summary_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> di
 
 
 def embedded_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> list[str]:
-    """Per row, the text that was embedded: summary, section line (``+sections``) and chunk text."""
+    """Per row, the text that was embedded: summary, context lines (``+filename``, ``+sections``:
+    sac.chunking.context) and chunk text."""
 
     def make() -> list[str]:
         summaries = summary_texts(snap, method, summary_store)
-        sections = method.option("sections") is not None
+        sections, filename = method.option("sections") is not None, method.option("filename") is not None
         out: list[str] = []
         for doc_id, (first, last) in snap.doc_bounds.items():
-            headings = find_headings(snap.document_text(doc_id)) if sections else []
-            for row in range(first, last):
-                prefix = section_prefix(headings, int(snap.starts[row]), int(snap.ends[row])) if sections else ""
+            rows = range(first, last)
+            lines = context_lines(doc_id, snap.document_text(doc_id) if sections else "",
+                                  [(int(snap.starts[r]), int(snap.ends[r])) for r in rows],
+                                  sections=sections, filename=filename)
+            for row, prefix in zip(rows, lines):
                 if summary_hash(prefix or None) != snap.metas[row].get("prefix_hash", ""):
                     prefix = ""
                 out.append(embedding_text(snap.chunk(row), summaries.get(doc_id), prefix or None))

@@ -9,8 +9,9 @@ A method name is a base and optional options joined by ``+``:
 Options change either what is embedded (and so get their own index) or only how the index is searched:
 
 - ``+sections``: the heading path of each chunk's section is embedded after the summary.
-- ``+filename``: the document's file name is embedded after the summary (metadata, not the text: off by
-  default and reported apart from every text-only method).
+- ``+filename``: the document's file name is embedded after the summary, and the BM25s and ``+names`` read it with
+  the document's text (sac.chunking.context; metadata, not the text: off by default and reported apart from every
+  text-only method).
 - ``+merge<N>``: chunks under N characters (and whitespace-only ones) join a neighbour.
 - ``+hybrid<w>``: dense and BM25 scores fused, w = the dense share (``hybrid0.75``).
 - ``+docs<N>``: documents ranked first; chunks come only from the top N documents.
@@ -43,8 +44,9 @@ _STRATEGY = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 # Options that change the embedded text (part of the index key) and options applied at search time.
 # Each maps to (what it does, its value: "" none, "int" a whole number >= 1, "share" a number in [0, 1]).
 INDEX_OPTIONS: dict[str, tuple[str, str]] = {
-    "filename": ("embed the document's file name after the summary: metadata, not text; off by default, and "
-                 "reported apart, since benchmark titles come from file names", ""),
+    "filename": ("embed the document's file name after the summary; BM25 and names read it with the text: "
+                 "metadata, not text; off by default, and reported apart, since benchmark titles come from file names",
+                 ""),
     "sections": ("prepend the heading path of the chunk's section (sac.chunking.sections)", ""),
     "merge": ("merge<N>: merge chunks under N characters into a neighbour (sac.chunking.merge)", "int"),
 }
@@ -149,12 +151,16 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
         names += [f"{base}+docs1", f"{base}+docs3", f"{base}+sections", f"{base}+merge25", f"{base}+rerank"]
         names += [f"{base}+docs1+merge25", f"{base}+docs2+merge25", f"{base}+docs1+hybrid0.75+merge25"]
     names += ["baseline+hybrid0.5", "baseline+merge25"]
+    names += ["sac-generic+filename", "sac-generic+docs1+filename+names"]  # metadata, not text: labelled so
     return [parse_method(n).name for n in dict.fromkeys(names)]
 
 
 def method_label(name: str) -> str:
-    """How a method is shown in a list: the recommended one says so."""
-    return f"recommended ({name})" if name == parse_method(RECOMMENDED).name else name
+    """How a method is shown in a list: the recommended one says so, and one that reads file names (``+filename``:
+    metadata, not the text) says that."""
+    if name == parse_method(RECOMMENDED).name:
+        return f"recommended ({name})"
+    return f"{name} (reads file names)" if parse_method(name).option("filename") is not None else name
 
 
 def parse_methods(text: str) -> list[Method]:

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from sac.chunking.context import context_lines
 from sac.chunking.merge import merge_small_chunks
-from sac.chunking.sections import section_prefixes
 from sac.index import documents, lexical, snapshot
 from sac.retrieval import docfirst, hybrid, names
 from sac.retrieval import rerank as reranking
@@ -29,25 +29,21 @@ from sac.types import Chunk, Document, Hit
 def index_inputs(
     method: Method, documents: Sequence[Document], chunks_of: Callable[[Document], list[Chunk]], chunk_size: int,
 ) -> tuple[list[Chunk], dict[str, str]]:
-    """The chunks this method's index holds and the extra context (chunk id -> section line) it embeds."""
+    """The chunks this method's index holds and the context (chunk id -> file and section lines) it embeds
+    between the summary and each chunk (sac.chunking.context; none for most methods)."""
     merge = method.option("merge")
+    sections, filename = method.option("sections") is not None, method.option("filename") is not None
     chunks: list[Chunk] = []
+    prefixes: dict[str, str] = {}
     for doc in documents:
         own = chunks_of(doc)
-        chunks.extend(merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own)
-    prefixes: dict[str, str] = {}
-    if method.option("sections") is not None:
-        prefixes = section_prefixes({d.doc_id: d for d in documents}, chunks)
-    if method.option("filename") is not None:
-        prefixes = {c.chunk_id: "\n".join(p for p in (file_line(c.doc_id), prefixes.get(c.chunk_id)) if p)
-                    for c in chunks}
+        own = merge_small_chunks(doc, own, int(merge), chunk_size) if merge else own
+        chunks.extend(own)
+        if sections or filename:
+            lines = context_lines(doc.doc_id, doc.text, [(c.span.start, c.span.end) for c in own],
+                                  sections=sections, filename=filename)
+            prefixes.update((c.chunk_id, line) for c, line in zip(own, lines) if line)
     return chunks, prefixes
-
-
-def file_line(doc_id: str) -> str:
-    """``+filename``: the file name as it would be read from a file list, extension dropped."""
-    name = doc_id.rsplit("/", 1)[-1]
-    return "File: " + (name.rsplit(".", 1)[0] if "." in name else name)
 
 
 def _rewrite_names(
@@ -81,8 +77,7 @@ def search(
     reranker = reranking.make_reranker(wb.config) if "rerank" in opts else None  # fails before any work
     lexicons = None
     if {"names", "hybrid", "docs"} & set(opts):
-        lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
-                                           sections=method.option("sections") is not None)
+        lexicons = lexical.for_method(index, wb.summary_store, method)
     named_queries: list[str] | None = None
     if "names" in opts:
         assert lexicons is not None
@@ -155,6 +150,7 @@ class Routing:
     searched_as: str  # the question as searched: ``+names`` writes squashed company names as the corpus does
     naming: docfirst.Naming | None  # ``+names`` with ``+docs<N>``: what the title names
     documents: tuple[str, ...]  # ``+docs<N>``: the documents searched inside, best first
+    file_names: bool = False  # ``+filename``: the file name was read with each document's text
 
 
 def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
@@ -165,16 +161,16 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
         return None
     index = wb.index(corpus, method)
     index.require_complete()
-    lexicons = lexical.lexical_indexes(index, wb.summary_store, strategy=method.strategy,
-                                       sections=method.option("sections") is not None)
+    lexicons = lexical.for_method(index, wb.summary_store, method)
+    file_names = method.option("filename") is not None
     vectors = wb.embed_queries([query])
     searched = query
     if "names" in opts:
         [searched], vectors = _rewrite_names(wb, lexicons["documents"], [query], vectors)
     if "docs" not in opts:
-        return Routing(searched, None, ())
+        return Routing(searched, None, (), file_names)
     summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
     routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
                             np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
                             float(opts.get("docw") or docfirst.DENSE_SHARE))
-    return Routing(searched, naming, tuple(routed.documents))
+    return Routing(searched, naming, tuple(routed.documents), file_names)
