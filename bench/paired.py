@@ -1,10 +1,13 @@
-"""One method in two runs of bench/selection.py, compared on the same questions: the paired difference with its
-95 % bootstrap interval, per dataset, title style and question subset.
+"""One method in two runs of bench/selection.py (or one method of each, ``--after-method``), compared on the same
+questions: the paired difference with its 95 % bootstrap interval, per dataset, title style and question subset.
 
     python bench/selection.py --split dev --methods recommended --questions --out selection-dev-before
     # ... change the method ...
     python bench/selection.py --split dev --methods recommended --questions --out selection-dev-after
     python bench/paired.py selection-dev-before selection-dev-after --method recommended --out paired-dev
+    # two methods on the same questions, each from its own run (the second one's indexes built apart):
+    python bench/paired.py selection-test-table-cuad-settled selection-test-filename-cuad --method recommended \
+        --after-method sac-generic+docs1+filename+names --out paired-test-filename-cuad
 
 Both runs need ``--questions`` (every question's figures at each k) and the same questions. Figures are the project's
 (DRM: wrong-document hits over all hits, sac.evaluation.metrics), the mean over k = 1…64; the difference is
@@ -79,7 +82,10 @@ def compare(before: pd.DataFrame, after: pd.DataFrame, resamples: int) -> list[d
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = [f"# {result['method']}: {result['before']} -> {result['after']}, paired on the same questions", "",
+    same = result["after_method"] == result["method"]
+    what = (f"{result['method']}: {result['before']} -> {result['after']}" if same else
+            f"{result['method']} ({result['before']}) -> {result['after_method']} ({result['after']})")
+    lines = [f"# {what}, paired on the same questions", "",
              f"Command: `{result['command']}` · embedder {result['embedder']} · built-in summaries · "
              f"{result['machine']['date']}", "",
              "Mean over k = 1…64, %; difference = after - before in points with its 95 % bootstrap interval, "
@@ -107,18 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("before", help="results name of the first run (bench/results/<name>.questions.csv.gz)")
     p.add_argument("after", help="results name of the second run")
     p.add_argument("--method", default="recommended", help="the method to compare (an alias is resolved)")
+    p.add_argument("--after-method", help="the method of the second run, when another (default: --method)")
     p.add_argument("--resamples", type=int, default=1000)
     p.add_argument("--out", required=True, help="results name to write")
     args = p.parse_args(argv)
     method = parse_method(args.method).name
+    after_method = parse_method(args.after_method or args.method).name
     started = time.perf_counter()
-    rows = compare(load(args.before, method, "before"), load(args.after, method, "after"), args.resamples)
+    rows = compare(load(args.before, method, "before"), load(args.after, after_method, "after"), args.resamples)
     (pool, embedder), (pool_after, embedder_after) = pools(args.before), pools(args.after)
     if (pool, embedder) != (pool_after, embedder_after):
         raise SystemExit("the two runs searched different pools or embedders")
     for row in rows:
         row["pool"] = pool[(row["dataset"], row["titles"])]
-    result = {"method": method, "before": args.before, "after": args.after, "embedder": embedder, "rows": rows,
+    result = {"method": method, "after_method": after_method, "before": args.before, "after": args.after,
+              "embedder": embedder, "rows": rows,
               "machine": machine(),
               "seconds": round(time.perf_counter() - started, 1),
               "command": "python bench/paired.py " + " ".join(argv or __import__("sys").argv[1:])}
