@@ -331,8 +331,8 @@ def for_method(index: Index, summary_store: Any, method: Method, *, rebuild: boo
     """``lexical_indexes`` (``refresh`` with ``rebuild``) reading what ``method``'s records embedded: its summary,
     file and section lines."""
     read = refresh if rebuild else lexical_indexes
-    return read(index, summary_store, strategy=method.strategy, sections=method.option("sections") is not None,
-                filename=method.option("filename") is not None)
+    return read(index, summary_store, strategy=method.strategy, sections=method.reads_sections,
+                filename=method.reads_file_names)
 
 
 def lexical_indexes(

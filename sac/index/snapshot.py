@@ -173,7 +173,7 @@ def embedded_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> l
 
     def make() -> list[str]:
         summaries = summary_texts(snap, method, summary_store)
-        sections, filename = method.option("sections") is not None, method.option("filename") is not None
+        sections, filename = method.reads_sections, method.reads_file_names
         out: list[str] = []
         for doc_id, (first, last) in snap.doc_bounds.items():
             rows = range(first, last)

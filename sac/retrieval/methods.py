@@ -85,6 +85,16 @@ class Method:
         return dict(self.options).get(key)
 
     @property
+    def reads_sections(self) -> bool:
+        """Whether each chunk's heading path is embedded after the summary (``+sections``)."""
+        return self.option("sections") is not None
+
+    @property
+    def reads_file_names(self) -> bool:
+        """Whether the method reads each document's file name as well as its text (``+filename``)."""
+        return self.option("filename") is not None
+
+    @property
     def search_options(self) -> dict[str, str]:
         """The options applied at query time (none: a plain dense top-k)."""
         return {k: v for k, v in self.options if k in SEARCH_OPTIONS}
@@ -160,7 +170,7 @@ def method_label(name: str) -> str:
     metadata, not the text) says that."""
     if name == parse_method(RECOMMENDED).name:
         return f"recommended ({name})"
-    return f"{name} (reads file names)" if parse_method(name).option("filename") is not None else name
+    return f"{name} (reads file names)" if parse_method(name).reads_file_names else name
 
 
 def parse_methods(text: str) -> list[Method]:

@@ -32,7 +32,7 @@ def index_inputs(
     """The chunks this method's index holds and the context (chunk id -> file and section lines) it embeds
     between the summary and each chunk (sac.chunking.context; none for most methods)."""
     merge = method.option("merge")
-    sections, filename = method.option("sections") is not None, method.option("filename") is not None
+    sections, filename = method.reads_sections, method.reads_file_names
     chunks: list[Chunk] = []
     prefixes: dict[str, str] = {}
     for doc in documents:
@@ -162,7 +162,7 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
     index = wb.index(corpus, method)
     index.require_complete()
     lexicons = lexical.for_method(index, wb.summary_store, method)
-    file_names = method.option("filename") is not None
+    file_names = method.reads_file_names
     vectors = wb.embed_queries([query])
     searched = query
     if "names" in opts:
