@@ -530,6 +530,42 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
     assert explain(built, CORPUS, names_only, squashed) == Routing(routings[3].searched_as, None, ())
 
 
+def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_title(built, nli):
+    """``+inner``: the documents are chosen as without it (from the whole question), and inside them the chunks
+    come in the order of their cosine to the question proper ("Consider the <title>;" dropped), embedded on its
+    own; a question without a title is searched as before. At k = 64 every chunk of a demo NDA is a hit, so the
+    two methods return the same chunks, in another order."""
+    from sac.evaluation.compare import routing_notes
+    from sac.retrieval.names import split_title
+    from sac.retrieval.options import explain
+
+    with pytest.raises(ConfigError, match="docs<N>"):
+        parse_method("sac-generic+inner")
+    plain, inner = parse_methods("sac-generic+docs1+names,sac-generic+docs1+inner+names")
+    untitled = "Which agreement lets the Receiving Party retain copies?"
+    questions = [q.text for q in nli.queries[::5]] + [untitled]
+    got = built.search(CORPUS, [plain, inner], questions, 64)
+    index = built.index(CORPUS, inner)
+    reordered = 0
+    for question, before, after in zip(questions, got[plain.name], got[inner.name]):
+        ids = [h.chunk.chunk_id for h in after]
+        assert sorted(ids) == sorted(h.chunk.chunk_id for h in before) and len({h.span.doc_id for h in after}) == 1
+        title, proper = split_title(question)
+        vector = built.embed_queries([proper if title else question])[0]
+        scores = [h.score for h in after]
+        assert np.allclose(scores, index.vectors_of(ids) @ vector, atol=1e-5) and scores == sorted(scores, reverse=True)
+        reordered += ids != [h.chunk.chunk_id for h in before]
+    assert reordered >= len(questions) // 2  # the title moved most orders
+    assert [h.chunk.chunk_id for h in got[inner.name][-1]] == [h.chunk.chunk_id for h in got[plain.name][-1]]
+
+    routing = explain(built, CORPUS, inner, questions[0])
+    assert routing is not None and routing.ranked_by == split_title(questions[0])[1]
+    assert dict(routing_notes(routing, questions[0]))["Ranked inside by:"] == (
+        f"the question without its title: “{split_title(questions[0])[1]}”")
+    assert explain(built, CORPUS, inner, untitled).ranked_by == ""  # nothing dropped, nothing said
+    assert explain(built, CORPUS, plain, questions[0]).ranked_by == ""
+
+
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))

@@ -171,6 +171,8 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
         inside = "; ".join(document_title(d) for d in routing.documents)
         missed = " (not the question's document)" if targets and not targets & set(routing.documents) else ""
         notes.append(("Searched inside:", inside + missed))
+    if routing.ranked_by:
+        notes.append(("Ranked inside by:", f"the question without its title: “{routing.ranked_by}”"))
     return notes
 
 

@@ -21,6 +21,9 @@ Options change either what is embedded (and so get their own index) or only how 
   with ``+docs<N>``, the documents the title names (the title quoted whole, else its squashed names, else its
   words few documents hold: "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first; where it
   names none, the document ranking's BM25 reads the title alone.
+- ``+inner``: with ``+docs<N>``, the chunks inside the chosen documents are ranked by the question without its
+  "Consider the <title>;": the title chose the documents, and inside them it only pulls toward the chunks that
+  name the parties.
 
 ``recommended`` is an alias of the method chosen on the dev splits (``RECOMMENDED``).
 
@@ -58,6 +61,9 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
     "names": ("names: write squashed and camel-case company names in the question as the corpus's own words "
               "(sac.retrieval.names); with docs<N>, the documents the title names come first (a title naming none: the "
               "document BM25 reads the title alone)", ""),
+    "inner": ("inner: with docs<N>, the chunks inside the chosen documents are ranked by the question without its "
+              "\"Consider the <title>;\" (the title chose the documents; inside them it only pulls toward the chunks "
+              "that name the parties)", ""),
 }
 
 # One name for the method the project recommends, chosen on the dev splits (bench/README.md, "Method selection");
@@ -125,6 +131,8 @@ def parse_method(name: str) -> Method:
         options.append((m.group(1), _option_value(m.group(1), m.group(2), known[m.group(1)][1], raw)))
     if len({k for k, _ in options}) != len(options):
         raise ConfigError(f"An option appears twice in method {raw!r}")
+    if any(k == "inner" for k, _ in options) and not any(k == "docs" for k, _ in options):
+        raise ConfigError(f"inner ranks the chunks inside the documents docs<N> chose: add docs<N> to method {raw!r}")
     if any(k == "docw" for k, _ in options) and not any(k == "docs" for k, _ in options):
         raise ConfigError(f"docw<w> weighs the document stage of docs<N>: add docs<N> to method {raw!r}")
     options.sort()

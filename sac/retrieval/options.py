@@ -4,7 +4,8 @@
 Index options (their own index): ``merge<N>`` (sac.chunking.merge), then ``sections`` (sac.chunking.sections).
 Search options, applied in this order per query: ``names`` rewrites the question's company names
 (sac.retrieval.names), ``docs<N>`` picks the documents (sac.retrieval.docfirst), the chunk search inside them
-is dense or ``hybrid<w>`` (sac.retrieval.hybrid), then ``rerank`` reorders the top N (sac.retrieval.rerank).
+is dense or ``hybrid<w>`` (sac.retrieval.hybrid), with ``inner`` by the question without its title, then
+``rerank`` reorders the top N (sac.retrieval.rerank).
 ``hybrid<w>`` weighs the chunk scores only; the document stage has its own fixed fusion.
 A method without search options is the plain dense top-k of its index.
 """
@@ -95,6 +96,7 @@ def search(
     if n_docs is not None:
         summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
 
+    inner_vectors = _question_vectors(wb, queries, vectors) if "inner" in opts else vectors
     dense_all: list[list[Hit]] | None = None
     if n_docs is None and weight is None:
         dense_all = index.search(vectors, pool)  # one round trip for every query
@@ -107,6 +109,10 @@ def search(
             routed, _ = _route(index, lexicons, summaries, named_queries[i] if named_queries else None, query, vector,
                                n_docs, doc_weight)
             allowed = lexicons["chunks"].rows(routed.documents)
+            if "inner" in opts:  # rank inside by the question proper: the routing's cosines were the whole question's
+                vector = np.asarray(inner_vectors[i], dtype=np.float32)
+                query = names.split_title(query)[1]
+                routed = docfirst.Routed(routed.documents, {}, set())
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
             if weight is None:
                 chunks = index.get_chunks([cid for cid, _ in dense_ids[:first_k]])
@@ -127,6 +133,16 @@ def search(
             ranked = reranking.rerank_texts(reranker, query, [h.chunk for h in hits], [texts[r] for r in rows], k)
             hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
         out.append(hits[:k])
+    return out
+
+
+def _question_vectors(wb: Any, queries: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+    """``+inner``: each question's vector without its "Consider the <title>;" (the same vector where it has none)."""
+    out = np.array(vectors, dtype=np.float32, copy=True)
+    proper = [names.split_title(q) for q in queries]
+    changed = [i for i, (title, _) in enumerate(proper) if title]
+    if changed:
+        out[changed] = wb.embed_queries([proper[i][1] for i in changed])
     return out
 
 
@@ -151,6 +167,7 @@ class Routing:
     naming: docfirst.Naming | None  # ``+names`` with ``+docs<N>``: what the title names
     documents: tuple[str, ...]  # ``+docs<N>``: the documents searched inside, best first
     file_names: bool = False  # ``+filename``: the file name was read with each document's text
+    ranked_by: str = ""  # ``+inner``: the question without its title, by which the chunks inside were ranked
 
 
 def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
@@ -173,4 +190,5 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
     routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
                             np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
                             float(opts.get("docw") or docfirst.DENSE_SHARE))
-    return Routing(searched, naming, tuple(routed.documents), file_names)
+    inner = names.split_title(searched)[1] if "inner" in opts and names.split_title(searched)[0] else ""
+    return Routing(searched, naming, tuple(routed.documents), file_names, inner)
