@@ -333,7 +333,7 @@ def test_recommended_is_one_name_for_the_method_chosen_on_dev():
     assert [m.name for m in parse_methods("baseline,recommended")] == ["baseline", resolved.name]
     assert [m.name for m in parse_methods(" Recommended , SAC-Generic+Docs1 ")] == [resolved.name, "sac-generic+docs1"]
     # The alias is a whole method: options after it are an error that names what it stands for.
-    with pytest.raises(ConfigError, match=r"^'recommended' names a whole method \(sac-generic\+docs1\+names\) and takes no"):
+    with pytest.raises(ConfigError, match=r"^'recommended' names a whole method \(sac-generic\+docs1\+inner\+names\) and takes no"):
         parse_method("recommended+docs2")
     with pytest.raises(ConfigError, match=r"^Unknown method 'bm25'\. Choices are: baseline, sac-generic, sac-expert, recommended, "):
         parse_method("bm25")
@@ -601,8 +601,9 @@ def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
     assert code == 0, err
     target = "contractnli/Mutual-Non-Disclosure-Agreement-Inventor-Product-Development-Experts-Inc..txt"
     lines = out.splitlines()
-    assert lines[0] == "== recommended (sac-generic+docs1+names)"
+    assert lines[0] == "== recommended (sac-generic+docs1+inner+names)"
     assert lines[1] == ("   Searched as: Consider the Non-Disclosure Agreement of Inventor Product Development Experts Inc; "
                         "Who may receive Confidential Information?")
     assert lines[2].startswith("   Named: ") and lines[3] == f"   Searched inside: {Path(target).stem}"
-    assert len(lines) == 6 and all(f" {target} [" in line for line in lines[4:])
+    assert lines[4] == "   Ranked inside by: the question without its title: “Who may receive Confidential Information?”"
+    assert len(lines) == 7 and all(f" {target} [" in line for line in lines[5:])

@@ -129,10 +129,11 @@ def test_compare_benchmark_question_one_column_per_method_with_flags(demo):
             break
     assert marked
     # The recommended method is named the same way in its column and in its line against the baseline.
-    at.multiselect(key="cmp_methods").set_value(["baseline", "sac-generic+docs1+names"]).run()
+    at.multiselect(key="cmp_methods").set_value(["baseline", "sac-generic+docs1+inner+names"]).run()
     _ok(at)
-    assert [h.value for h in at.subheader] == ["baseline", "recommended (sac-generic+docs1+names)"]
-    assert any("recommended (sac-generic+docs1+names) vs baseline:" in m.value for m in at.markdown)
+    assert [h.value for h in at.subheader] == ["baseline", "recommended (sac-generic+docs1+inner+names)"]
+    assert any("recommended (sac-generic+docs1+inner+names) vs baseline:" in m.value for m in at.markdown)
+    assert any("Ranked inside by:" in m.value for m in at.markdown)  # how its column read the question
 
 
 def test_compare_own_question_flags_hits_outside_the_pinned_document(demo):
