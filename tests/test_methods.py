@@ -537,7 +537,7 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     two methods return the same chunks, in another order."""
     from sac.evaluation.compare import routing_notes
     from sac.retrieval.names import split_title
-    from sac.retrieval.options import explain
+    from sac.retrieval.options import explain, question_proper
 
     with pytest.raises(ConfigError, match="docs<N>"):
         parse_method("sac-generic+inner")
@@ -563,6 +563,8 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     assert dict(routing_notes(routing, questions[0]))["Ranked inside by:"] == (
         f"the question without its title: “{split_title(questions[0])[1]}”")
     assert explain(built, CORPUS, inner, untitled).ranked_by == ""  # nothing dropped, nothing said
+    assert question_proper("Consider the NDA of Munt;  ") == "" and question_proper(untitled) == ""  # nothing to rank by
+    assert question_proper("Consider Munt's NDA; Who may receive it?") == "Who may receive it?"
     assert explain(built, CORPUS, plain, questions[0]).ranked_by == ""
 
 

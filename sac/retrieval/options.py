@@ -96,7 +96,7 @@ def search(
     if n_docs is not None:
         summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
 
-    inner_vectors = _question_vectors(wb, queries, vectors) if "inner" in opts else vectors
+    inner_queries, inner_vectors = _question_vectors(wb, queries, vectors) if "inner" in opts else (queries, vectors)
     dense_all: list[list[Hit]] | None = None
     if n_docs is None and weight is None:
         dense_all = index.search(vectors, pool)  # one round trip for every query
@@ -110,8 +110,7 @@ def search(
                                n_docs, doc_weight)
             allowed = lexicons["chunks"].rows(routed.documents)
             if "inner" in opts:  # rank inside by the question proper: the routing's cosines were the whole question's
-                vector = np.asarray(inner_vectors[i], dtype=np.float32)
-                query = names.split_title(query)[1]
+                vector, query = np.asarray(inner_vectors[i], dtype=np.float32), inner_queries[i]
                 routed = docfirst.Routed(routed.documents, {}, set())
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
             if weight is None:
@@ -136,14 +135,21 @@ def search(
     return out
 
 
-def _question_vectors(wb: Any, queries: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-    """``+inner``: each question's vector without its "Consider the <title>;" (the same vector where it has none)."""
+def question_proper(query: str) -> str:
+    """``+inner``: the question without its "Consider the <title>;" ("" where it has no title, or nothing after it)."""
+    title, proper = names.split_title(query)
+    return proper if title and proper.strip() else ""
+
+
+def _question_vectors(wb: Any, queries: Sequence[str], vectors: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """``+inner``: each question without its title and its vector (the question and vector as given where it has
+    no title)."""
     out = np.array(vectors, dtype=np.float32, copy=True)
-    proper = [names.split_title(q) for q in queries]
-    changed = [i for i, (title, _) in enumerate(proper) if title]
+    proper = [question_proper(q) for q in queries]
+    changed = [i for i, text in enumerate(proper) if text]
     if changed:
-        out[changed] = wb.embed_queries([proper[i][1] for i in changed])
-    return out
+        out[changed] = wb.embed_queries([proper[i] for i in changed])
+    return [text or q for text, q in zip(proper, queries)], out
 
 
 def _route(
@@ -190,5 +196,5 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
     routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
                             np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
                             float(opts.get("docw") or docfirst.DENSE_SHARE))
-    inner = names.split_title(searched)[1] if "inner" in opts and names.split_title(searched)[0] else ""
-    return Routing(searched, naming, tuple(routed.documents), file_names, inner)
+    return Routing(searched, naming, tuple(routed.documents), file_names,
+                   question_proper(searched) if "inner" in opts else "")
