@@ -5,7 +5,9 @@ With whitespace kept, the recursive splitter leaves many chunks of a few charact
 document and fills top-k slots with nothing to read. A chunk is *small* when it has fewer than N
 non-space characters. Every run of consecutive small chunks joins the shorter neighbour that has room
 (the joined chunk stays within ``chunk_size + N`` characters); a small run no neighbour has room for joins
-the shorter neighbour anyway, because a blank hit is worse than a long one. The default chunking
+the shorter neighbour anyway, because a blank hit is worse than a long one. With a chunk size at least twice N
+(the default: 25 against 500) a merged chunk stays within 4 x chunk size + N (tests/test_methods.py, a property
+test); with N above half the chunk size nearly every piece is small, and no bound is kept. The default chunking
 (``SacConfig.chunking == "merged"``) does this with N = ``MIN_CHUNK_CHARS``; the ``+merge<N>`` index option
 does it with another N.
 
@@ -104,7 +106,9 @@ def merge_small_chunks(document: Document, chunks: Sequence[Chunk], min_chars: i
 
 
 def _absorb_small(text: str, out: list[list[int]], min_chars: int) -> None:
-    """Join every chunk still small (no neighbour had room) into its shorter neighbour, in place."""
+    """Join every chunk still small (no neighbour had room) into a neighbour, in place: a small right neighbour
+    first (two small pieces together may have text enough to stand alone, and neither grows a full chunk), else
+    the shorter neighbour."""
     i = 0
     while len(out) > 1 and i < len(out):
         start, end = out[i]
@@ -113,7 +117,8 @@ def _absorb_small(text: str, out: list[list[int]], min_chars: int) -> None:
             continue
         left = out[i - 1] if i > 0 else None
         right = out[i + 1] if i + 1 < len(out) else None
-        if right is None or (left is not None and left[1] - left[0] <= right[1] - right[0]):
+        right_small = right is not None and is_small(text[right[0]:right[1]], min_chars)
+        if right is None or (not right_small and left is not None and left[1] - left[0] <= right[1] - right[0]):
             assert left is not None
             left[1] = end  # the chunks before i are not small, and joining keeps them so
             del out[i]
