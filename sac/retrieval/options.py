@@ -109,7 +109,7 @@ def search(
             routed, _ = _route(index, lexicons, summaries, named_queries[i] if named_queries else None, query, vector,
                                n_docs, doc_weight)
             allowed = lexicons["chunks"].rows(routed.documents)
-            if "inner" in opts:  # rank inside by the question proper: the routing's cosines were the whole question's
+            if inner_queries[i] != query:  # +inner: rank inside by the question proper, not the routing's cosines
                 vector, query = np.asarray(inner_vectors[i], dtype=np.float32), inner_queries[i]
                 routed = docfirst.Routed(routed.documents, {}, set())
             dense_ids = docfirst.dense_inside(index, lexicons["chunks"], routed, vector, pool)
