@@ -69,7 +69,7 @@ def settings_ui() -> dict[str, Any]:
     methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
         [f"sac-{s}" for s in LLM_METHOD_STRATEGIES] if llm else []), key="corpus_methods", format_func=method_label,
         help="sac-generic+filename also embeds each file's name, and its document search reads it: metadata, not "
-             "the text, for questions that name a file (Compare then offers sac-generic+docs1+filename+names).")
+             "the text, for questions that name a file (Compare then offers sac-generic+docs1+filename+inner+names).")
     return {"llm": llm, "methods": methods}
 
 

@@ -405,8 +405,11 @@ def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_onl
     assert not (text_only["chunks"].scores("ResConnect") > 0).any()
     questions = [q.text for q in nli.queries if q.text.startswith("Consider ResConnect's")]
     assert len(questions) >= 5
-    hits = wb.search(CORPUS, [plain, filed], questions, 8)
+    suggested = parse_method("sac-generic+docs1+filename+inner+names")  # what Compare offers: the same index
+    assert suggested.name in suggested_methods() and suggested.index_name == filed.index_name
+    hits = wb.search(CORPUS, [plain, filed, suggested], questions, 8)
     assert all(len(q) == 8 and all(h.span.doc_id == target.doc_id for h in q) for q in hits[filed.name])
+    assert all(len(q) == 8 and all(h.span.doc_id == target.doc_id for h in q) for q in hits[suggested.name])
     # Text only, the same questions go elsewhere (all to the Inventor NDA when this was written).
     assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 4 * len(questions)
     # What Compare and `sac query` say: the name was found in the file name or the text, not in the text alone.

@@ -169,7 +169,7 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
         names += [f"{base}+docs1", f"{base}+docs3", f"{base}+sections", f"{base}+merge25", f"{base}+rerank"]
         names += [f"{base}+docs1+merge25", f"{base}+docs2+merge25", f"{base}+docs1+hybrid0.75+merge25"]
     names += ["baseline+hybrid0.5", "baseline+merge25"]
-    names += ["sac-generic+filename", "sac-generic+docs1+filename+names"]  # metadata, not text: labelled so
+    names += ["sac-generic+filename", "sac-generic+docs1+filename+inner+names"]  # metadata, not text: labelled so
     return [parse_method(n).name for n in dict.fromkeys(names)]
 
 
