@@ -128,8 +128,11 @@ st.session_state["last_comparison"] = ComparisonRequest(
 
 table = metrics_frame(comparison)
 if comparison.targets:
-    st.dataframe(plots.percent_table(table, {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
-                 .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table")
+    # Methods named as the columns below name them ("recommended (…)", "(reads file names)"), in full.
+    st.dataframe(plots.percent_table(table.assign(method=table["method"].map(method_label)),
+                                     {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
+                 .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table",
+                 column_config={"method": st.column_config.TextColumn(width="large")})
     if not gold:
         st.caption("Precision and recall need the answer's characters (a benchmark question); a pinned document "
                    "gives DRM only: —.")
@@ -142,8 +145,9 @@ if data.queries:
                           key="cmp_all_questions", on_change="rerun")
     if overall.open:
         with overall:
-            st.dataframe(app_cache.all_questions(wb, corpus, methods, k, data.queries), hide_index=True,
-                         key="cmp_all_table")
+            scores = app_cache.all_questions(wb, corpus, methods, k, data.queries)
+            st.dataframe(scores.assign(method=scores["method"].map(method_label)), hide_index=True,
+                         key="cmp_all_table", column_config={"method": st.column_config.TextColumn(width="large")})
             st.caption("One question can go either way; these figures are over every question. "
                        "The Evaluate page runs every k and saves the run.")
 

@@ -116,6 +116,7 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
                 "A difference whose interval includes 0 is within noise, not a win.")
     cols = st.columns(2)
     reference = cols[0].selectbox("Reference method for paired differences", methods, key="eval_reference",
+                                  format_func=method_label,
                                   index=methods.index("baseline") if "baseline" in methods else 0)
     resample = cols[1].radio("Resample", list(RESAMPLE_LABELS), format_func=RESAMPLE_LABELS.get, horizontal=True,
                              key="eval_resample",
@@ -130,12 +131,14 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
         return {}
     if note := app_cache.run_few_units(run, resample):
         st.caption(f"Rough: {note}.")
-    st.dataframe(interval_table(intervals, "mean").rename(columns=INTERVAL_HEADERS), key="eval_intervals")
+    st.dataframe(interval_table(intervals.assign(method=intervals["method"].map(method_label)), "mean")
+                 .rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     export: dict[str, Any] = {"resample": resample, "intervals": _records(intervals)}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
         shown = shown[["dataset", "method_b", "metric", "difference", "verdict"]].rename(columns={"method_b": "method"})
+        shown["method"] = shown["method"].map(method_label)
         st.dataframe(shown, hide_index=True, key="eval_paired")
         export["paired_differences"] = _records(diff)
     return export
@@ -150,7 +153,7 @@ def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int])
     """Where the run's wrong-document hits go (the documents that take them), the pairs of documents mistaken for
     each other, and whose questions the wrong hits come from."""
     cols = st.columns(2)
-    method = cols[0].selectbox("Method", methods, key="eval_mismatch_method",
+    method = cols[0].selectbox("Method", methods, key="eval_mismatch_method", format_func=method_label,
                                index=next((i for i, m in enumerate(methods) if m != "baseline"), 0))
     k = cols[1].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
     try:
@@ -199,15 +202,18 @@ cols[2].caption(f"Created {meta.get('created', '')} · embedder {meta.get('confi
                 f"chunks {meta.get('config', {}).get('chunk_size', '')} · timings (s): "
                 + ", ".join(f"{k} {v}" for k, v in timings.items()))
 
+# Charts and tables name methods as every list does ("recommended (…)", "(reads file names)"); the run's files and
+# downloads keep the names it resolved to.
+labelled = frame.assign(method=frame["method"].map(method_label))
 left, right = st.columns(2)
-left.plotly_chart(plots.metric_vs_k(frame, "drm", chart_set), key="eval_fig_drm_k")
-right.plotly_chart(plots.drm_per_dataset(frame, bar_k), key="eval_fig_drm_dataset")
+left.plotly_chart(plots.metric_vs_k(labelled, "drm", chart_set), key="eval_fig_drm_k")
+right.plotly_chart(plots.drm_per_dataset(labelled, bar_k), key="eval_fig_drm_dataset")
 left, right = st.columns(2)
-left.plotly_chart(plots.precision_recall_vs_k(frame, chart_set), key="eval_fig_pr_k")
-right.plotly_chart(plots.precision_vs_recall(frame, chart_set), key="eval_fig_p_r")
+left.plotly_chart(plots.precision_recall_vs_k(labelled, chart_set), key="eval_fig_pr_k")
+right.plotly_chart(plots.precision_vs_recall(labelled, chart_set), key="eval_fig_p_r")
 
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
-st.dataframe(summary_table(frame), key="eval_summary")
+st.dataframe(summary_table(labelled), key="eval_summary")
 uncertainty = uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
 
 
@@ -217,7 +223,7 @@ if where.open:
         mismatch_ui(runs[run_id], chart_set, sorted(set(frame["method"])),
                     sorted({int(k) for k in frame["k"] if str(k) != "mean"}))
 with st.expander("Every row", key="eval_all_rows"):
-    st.dataframe(plots.results_table(frame), hide_index=True, key="eval_rows")
+    st.dataframe(plots.results_table(labelled), hide_index=True, key="eval_rows")
 cols = st.columns(2)
 cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=False), file_name=f"{run_id}.csv",
                         mime="text/csv", key="eval_download_csv", on_click=app_cache.record_export,

@@ -133,6 +133,8 @@ def test_compare_benchmark_question_one_column_per_method_with_flags(demo):
     _ok(at)
     assert [h.value for h in at.subheader] == ["baseline", "recommended (sac-generic+docs1+inner+names)"]
     assert any("recommended (sac-generic+docs1+inner+names) vs baseline:" in m.value for m in at.markdown)
+    assert list(_frame(at, "method", "wrong-document hits")["method"]) == [  # and in the table above them
+        "baseline", "recommended (sac-generic+docs1+inner+names)"]
     assert any("Ranked inside by:" in m.value for m in at.markdown)  # how its column read the question
 
 
@@ -346,6 +348,11 @@ def test_recommended_is_one_pick_on_compare_and_evaluate(demo_copy):
     assert len(routed) == 52 and all(len(docs) == 1 for docs in routed.values())  # +docs1: one NDA per question
     assert any(len({hit["file_path"] for hit in row["retrieved"]}) > 1 for row in run.retrieved()
                if row["method"] == "sac-generic")
+    # Its tables name it as the lists do (the run's files keep the resolved name, as above).
+    summary = _frame(ev, "drm@mean", "recall@mean")
+    assert sorted(summary.index.get_level_values("method")) == sorted(["sac-generic", label])
+    intervals = _frame(ev, "DRM % [95 % interval]")
+    assert sorted(intervals.index.get_level_values("method")) == sorted(["sac-generic", label])
 
 
 def test_review_label_survives_a_restart_and_exports(demo_copy):
