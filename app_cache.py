@@ -36,7 +36,7 @@ from sac.index.snapshot import IndexSnapshot
 from sac.index.store import IndexInfo, list_indexes
 from sac.ingest import catalog
 from sac.progress import StageClock
-from sac.retrieval.methods import parse_method
+from sac.retrieval.methods import method_label, parse_method
 from sac.retrieval.options import Routing, explain
 from sac.types import Dataset, Document, Hit, Query, text_hash
 from sac.workbench import Workbench
@@ -433,6 +433,12 @@ def invalidate() -> None:
 
 
 # -- UI helpers shared by pages ------------------------------------------------------------
+def labelled(frame: pd.DataFrame, column: str = "method") -> pd.DataFrame:
+    """``frame`` for display, its methods named as every list names them ("recommended (…)", "(reads file names)");
+    runs and downloads keep the names a method resolved to."""
+    return frame.assign(**{column: frame[column].map(method_label)})
+
+
 PAGES = (
     ("app.py", "Home", ":material/home:"),
     ("pages/1_Corpus.py", "Corpus", ":material/upload_file:"),

@@ -129,7 +129,7 @@ st.session_state["last_comparison"] = ComparisonRequest(
 table = metrics_frame(comparison)
 if comparison.targets:
     # Methods named as the columns below name them ("recommended (…)", "(reads file names)"), in full.
-    st.dataframe(plots.percent_table(table.assign(method=table["method"].map(method_label)),
+    st.dataframe(plots.percent_table(app_cache.labelled(table),
                                      {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
                  .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table",
                  column_config={"method": st.column_config.TextColumn(width="large")})
@@ -145,8 +145,7 @@ if data.queries:
                           key="cmp_all_questions", on_change="rerun")
     if overall.open:
         with overall:
-            scores = app_cache.all_questions(wb, corpus, methods, k, data.queries)
-            st.dataframe(scores.assign(method=scores["method"].map(method_label)), hide_index=True,
+            st.dataframe(app_cache.labelled(app_cache.all_questions(wb, corpus, methods, k, data.queries)), hide_index=True,
                          key="cmp_all_table", column_config={"method": st.column_config.TextColumn(width="large")})
             st.caption("One question can go either way; these figures are over every question. "
                        "The Evaluate page runs every k and saves the run.")

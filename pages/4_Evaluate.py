@@ -131,14 +131,14 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
         return {}
     if note := app_cache.run_few_units(run, resample):
         st.caption(f"Rough: {note}.")
-    st.dataframe(interval_table(intervals.assign(method=intervals["method"].map(method_label)), "mean")
+    st.dataframe(interval_table(app_cache.labelled(intervals), "mean")
                  .rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     export: dict[str, Any] = {"resample": resample, "intervals": _records(intervals)}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
-        shown = shown[["dataset", "method_b", "metric", "difference", "verdict"]].rename(columns={"method_b": "method"})
-        shown["method"] = shown["method"].map(method_label)
+        shown = app_cache.labelled(shown[["dataset", "method_b", "metric", "difference", "verdict"]]
+                                   .rename(columns={"method_b": "method"}))
         st.dataframe(shown, hide_index=True, key="eval_paired")
         export["paired_differences"] = _records(diff)
     return export
@@ -202,9 +202,7 @@ cols[2].caption(f"Created {meta.get('created', '')} · embedder {meta.get('confi
                 f"chunks {meta.get('config', {}).get('chunk_size', '')} · timings (s): "
                 + ", ".join(f"{k} {v}" for k, v in timings.items()))
 
-# Charts and tables name methods as every list does ("recommended (…)", "(reads file names)"); the run's files and
-# downloads keep the names it resolved to.
-labelled = frame.assign(method=frame["method"].map(method_label))
+labelled = app_cache.labelled(frame)  # for charts and tables; downloads keep the resolved names
 left, right = st.columns(2)
 left.plotly_chart(plots.metric_vs_k(labelled, "drm", chart_set), key="eval_fig_drm_k")
 right.plotly_chart(plots.drm_per_dataset(labelled, bar_k), key="eval_fig_drm_dataset")
