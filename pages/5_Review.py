@@ -27,7 +27,7 @@ from sac.evaluation.runs import list_runs
 from sac.ingest import catalog
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
-from sac.retrieval.methods import BASE_METHODS
+from sac.retrieval.methods import BASE_METHODS, method_label
 from sac.types import document_title, text_hash
 from sac.wording import counted
 
@@ -58,7 +58,7 @@ def labels_overview() -> None:
     st.subheader("Labels so far")
     all_labels = store.labels()
     if all_labels:
-        summary = label_summary(all_labels)
+        summary = app_cache.labelled(label_summary(all_labels))  # methods named as on Compare
         cols = st.columns([3, 2])
         cols[0].dataframe(summary, hide_index=True, key="rev_summary")
         cols[1].plotly_chart(plots.label_counts_figure(summary), key="rev_summary_fig")
@@ -113,8 +113,11 @@ if source == "A live comparison":
     k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))
     available = app_cache.built_methods(wb, corpus)
     app_cache.incomplete_notice(wb, corpus)
-    methods = st.multiselect("Methods", available, default=[m for m in BASE_METHODS if m in available],
-                             key="rev_methods")
+    options = app_cache.searchable_methods(available)
+    # Opens with the methods Compare last ran on this corpus (recommended among them), else the paper's three.
+    compared = [m for m in last.methods if m in options] if last.corpus == corpus else []
+    methods = st.multiselect("Methods", options, default=compared or [m for m in BASE_METHODS if m in available],
+                             key="rev_methods", format_func=method_label)
     data = app_cache.dataset(entries[corpus])
     queries = {q.query_id: q for q in data.queries}
     if queries:
@@ -170,7 +173,7 @@ qkey = text_hash(f"{corpus}|{query}|{label_source}")[:10]
 st.subheader("Label the hits")
 if not reviewer:
     st.warning("Enter your name above to save labels or ground truth: every label carries its reviewer.")
-tabs = st.tabs([r.method for r in comparison.results], key="rev_tabs")
+tabs = st.tabs([method_label(r.method) for r in comparison.results], key="rev_tabs")
 for tab, result in zip(tabs, comparison.results):
     with tab, st.form(f"rev_form_{qkey}_{result.method}", border=False):
         message = st.empty()  # a refused save is reported here, above the hits, not below the last one

@@ -385,6 +385,30 @@ def test_review_label_survives_a_restart_and_exports(demo_copy):
     assert [b.label for b in restarted.get("download_button")][0] == "Export labels as CSV"
 
 
+def test_review_opens_with_the_methods_compare_ran_recommended_among_them(demo_copy):
+    """A question run on Compare with the recommended method (a search option, no index of its own) is reviewed
+    with the same methods: its hits get a tab named as Compare names it, and its labels are saved under the
+    method it resolved to."""
+    resolved = parse_method("recommended").name
+    at = _ok(_app().switch_page("pages/3_Compare.py").run())
+    at.selectbox(key="cmp_corpus").set_value("demo-contractnli").run()
+    at.multiselect(key="cmp_methods").set_value(["baseline", resolved]).run()
+    _ok(at)
+    at.switch_page("pages/5_Review.py").run()
+    _ok(at)
+    assert at.multiselect(key="rev_methods").value == ["baseline", resolved]
+    assert [t.label for t in at.tabs] == ["baseline", f"recommended ({resolved})"]
+    at.text_input(key="rev_reviewer").input("Ada Lovelace").run()
+    [radio] = [r for r in at.radio if r.key.endswith(f"_{resolved}_1_label")]
+    radio.set_value("relevant")
+    [save] = [b for b in at.button if b.label == f"Save labels for {resolved}"]
+    save.click().run()
+    _ok(at)
+    [label] = ReviewStore(Workspace(demo_copy).reviews_dir).labels()
+    assert (label.method, label.label, label.rank) == (resolved, "relevant", 1)
+    assert list(_frame(at, "method", "labelled")["method"]) == [f"recommended ({resolved})"]
+
+
 def test_review_shows_how_far_two_reviewers_agree_and_where_they_differ(demo_copy):
     from sac.chunking.split import chunk_document
     from sac.evaluation.review import ChunkLabel
