@@ -36,7 +36,7 @@ from sac.index.snapshot import IndexSnapshot
 from sac.index.store import IndexInfo, list_indexes
 from sac.ingest import catalog
 from sac.progress import StageClock
-from sac.retrieval.methods import method_label, parse_method, suggested_methods
+from sac.retrieval.methods import method_label, parse_method
 from sac.retrieval.options import Routing, explain
 from sac.types import Dataset, Document, Hit, Query, text_hash
 from sac.workbench import Workbench
@@ -433,12 +433,6 @@ def invalidate() -> None:
 
 
 # -- UI helpers shared by pages ------------------------------------------------------------
-def searchable_methods(built: Sequence[str]) -> list[str]:
-    """What a page can search a corpus with: its built indexes, then the suggested search options (routing, hybrid,
-    reranking, ``recommended``) whose index is among them."""
-    return [*built, *(m for m in suggested_methods() if m not in built and parse_method(m).index_name in built)]
-
-
 def labelled(frame: pd.DataFrame, column: str = "method") -> pd.DataFrame:
     """``frame`` for display, its methods named as every list names them ("recommended (…)", "(reads file names)");
     runs and downloads keep the names a method resolved to."""

@@ -17,7 +17,7 @@ from sac.evaluation.compare import (
 )
 from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.retrieval.methods import BASE_METHODS, method_label, parse_method
+from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, searchable_methods
 from sac.types import document_title
 
 app_cache.page_setup("Compare", "🔍")
@@ -68,7 +68,7 @@ available = app_cache.built_methods(wb, corpus)
 app_cache.incomplete_notice(wb, corpus)
 k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
-options = app_cache.searchable_methods(available)  # search options (hybrid, docs, rerank) run on any built index
+options = searchable_methods(available)  # search options (hybrid, docs, rerank) run on any built index
 methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods", format_func=method_label,
                              help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 

@@ -27,7 +27,7 @@ from sac.evaluation.runs import list_runs
 from sac.ingest import catalog
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
-from sac.retrieval.methods import BASE_METHODS, method_label
+from sac.retrieval.methods import BASE_METHODS, method_label, searchable_methods
 from sac.types import document_title, text_hash
 from sac.wording import counted
 
@@ -113,7 +113,7 @@ if source == "A live comparison":
     k = int(cols[2].number_input("k", 1, 64, last.k, key="rev_k"))
     available = app_cache.built_methods(wb, corpus)
     app_cache.incomplete_notice(wb, corpus)
-    options = app_cache.searchable_methods(available)
+    options = searchable_methods(available)
     # Opens with the methods Compare last ran on this corpus (recommended among them), else the paper's three.
     compared = [m for m in last.methods if m in options] if last.corpus == corpus else []
     methods = st.multiselect("Methods", options, default=compared or [m for m in BASE_METHODS if m in available],
@@ -190,7 +190,7 @@ for tab, result in zip(tabs, comparison.results):
                                 key=f"{wkey}_label")
             note = right.text_input(f"Note for #{hit.rank}", before.note if before else "", key=f"{wkey}_note")
             chosen.append((hit, label, note))
-        if st.form_submit_button(f"Save labels for {result.method}", type="primary", disabled=not reviewer,
+        if st.form_submit_button(f"Save labels for {method_label(result.method)}", type="primary", disabled=not reviewer,
                                  key=f"rev_save_{qkey}_{result.method}"):
             labels = [
                 ChunkLabel(corpus=corpus, query_id=query_id, query=query, method=result.method, doc_id=hit.span.doc_id,
@@ -200,7 +200,7 @@ for tab, result in zip(tabs, comparison.results):
             ]
             try:
                 saved = store.save_labels(labels)
-                app_cache.flash("success", f"Saved {len(saved)} labels for {result.method}.")
+                app_cache.flash("success", f"Saved {len(saved)} labels for {method_label(result.method)}.")
                 st.rerun()
             except SacError as err:
                 message.error(str(err))

@@ -22,7 +22,7 @@ from sac.evaluation.runs import evaluate
 from sac.index import snapshot
 from sac.protocols import Reranker
 from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
-from sac.retrieval.methods import parse_method, parse_methods, suggested_methods
+from sac.retrieval.methods import parse_method, parse_methods, searchable_methods, suggested_methods
 from sac.retrieval.rerank import LexicalReranker, make_reranker
 from sac.types import Chunk, Document, Span
 from sac.workbench import Workbench
@@ -64,6 +64,17 @@ def test_method_names_parse_normalise_and_keep_their_index():
         assert parse_method(name).name == name
     assert {"sac-generic+hybrid0.75", "sac-generic+docs1", "sac-generic+sections", "sac-generic+merge25",
             "sac-generic+rerank", WINNER} <= set(suggested_methods())
+
+
+def test_searchable_methods_are_the_built_indexes_then_the_options_that_run_on_one_of_them():
+    built = ["baseline", "sac-generic"]
+    offered = searchable_methods(built)
+    assert offered[:2] == built and len(offered) == len(set(offered))
+    assert {parse_method("recommended").name, "baseline+hybrid0.5", "sac-generic+docs1"} <= set(offered)
+    assert all(parse_method(m).index_name in built for m in offered)  # nothing whose index is missing
+    assert not any(m.startswith("sac-expert") or "filename" in m for m in offered)
+    with_names = searchable_methods([*built, "sac-generic+filename"])
+    assert "sac-generic+docs1+filename+inner+names" in with_names  # the metadata method, once its index exists
 
 
 @pytest.mark.parametrize("bad, words", [

@@ -401,7 +401,7 @@ def test_review_opens_with_the_methods_compare_ran_recommended_among_them(demo_c
     at.text_input(key="rev_reviewer").input("Ada Lovelace").run()
     [radio] = [r for r in at.radio if r.key.endswith(f"_{resolved}_1_label")]
     radio.set_value("relevant")
-    [save] = [b for b in at.button if b.label == f"Save labels for {resolved}"]
+    [save] = [b for b in at.button if b.label == f"Save labels for recommended ({resolved})"]  # as its tab
     save.click().run()
     _ok(at)
     [label] = ReviewStore(Workspace(demo_copy).reviews_dir).labels()

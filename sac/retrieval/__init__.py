@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         method_label,
         parse_method,
         parse_methods,
+        searchable_methods,
         suggested_methods,
     )
     from sac.retrieval.rerank import LexicalReranker, make_reranker
@@ -46,6 +47,7 @@ _EXPORTS = {
     "minmax": "hybrid",
     "parse_method": "methods",
     "parse_methods": "methods",
+    "searchable_methods": "methods",
     "suggested_methods": "methods",
     "tokenize": "hybrid",
 }
@@ -68,6 +70,7 @@ __all__ = [
     "minmax",
     "parse_method",
     "parse_methods",
+    "searchable_methods",
     "suggested_methods",
     "tokenize",
 ]

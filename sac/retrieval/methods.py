@@ -173,6 +173,12 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
     return [parse_method(n).name for n in dict.fromkeys(names)]
 
 
+def searchable_methods(built: Sequence[str]) -> list[str]:
+    """What a corpus can be searched with: its built indexes, then the suggested search options (routing, hybrid,
+    reranking, ``recommended``) that run on one of them."""
+    return [*built, *(m for m in suggested_methods() if m not in built and parse_method(m).index_name in built)]
+
+
 def method_label(name: str) -> str:
     """How a method is shown in a list: the recommended one says so, and one that reads file names (``+filename``:
     metadata, not the text) says that."""
