@@ -11,6 +11,8 @@ from sac.errors import ConfigError, CorpusError
 from sac.ingest.builders import (
     CONTRACTNLI_QUESTIONS,
     CUAD_QUESTIONS,
+    _as_text,
+    _occurs,
     build_contractnli,
     build_cuad,
     contractnli_filename_title,
@@ -224,11 +226,26 @@ def test_refuses_bad_arguments_and_mixed_title_styles(tmp_path):
         build_contractnli(SOURCES, tmp_path, titles="firstpage", limit=1)
 
 
+def test_a_filer_the_text_writes_apart_makes_its_questions_identifiable(tmp_path):
+    # "GOCALLINC" is "Go Call, Inc." in its text, "ReedsInc" "REED'S, INC.", "AzulSa" "Azul S.A.": too short to
+    # be matched squashed inside words, found as a run of whole words.
+    files = ["GOCALLINC_03_30_2000-EX-10.7-Promotion Agreement.txt",
+             "ReedsInc_20191113_10-Q_EX-10.4_11888303_EX-10.4_Development Agreement.txt",
+             "AzulSa_20170303_F-1A_EX-10.3_9943903_EX-10.3_Maintenance Agreement1.txt"]
+    build_cuad(SOURCES, tmp_path, titles="filename", files=files)
+    tests = [t for items in _tests(tmp_path).values() for t in items]
+    assert {t["query"].split("; ")[0].rsplit(" ", 1)[1] for t in tests} == {"GOCALLINC", "ReedsInc", "AzulSa"}
+    assert all("identifiable" in t["tags"] for t in tests)
+
+
 def test_small_rules():
     assert merge_spans([(10, 20), (0, 5), (6, 8), (21, 30)]) == [(0, 8), (10, 30)]  # gaps of 1 bridge
     assert merge_spans([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
     assert "papajohnsinternational" in identifiable_names(["PapaJohnsInternationalInc"])
     assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "widgets"]
+    text = _as_text("Go Call, Inc. and Intellectual Ventures agree, as of April 1st, 2000.")
+    assert _occurs("gocall", text) and _occurs("intellectualventures", text) and _occurs("april", text)
+    assert not _occurs("intel", text) and not _occurs("aprilst", text) and not _occurs("callin", text)
 
 
 def test_cli_builds_both_title_styles_that_the_loader_reads(tmp_path, capsys):

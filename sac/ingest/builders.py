@@ -359,17 +359,32 @@ def identifiable_names(names: Sequence[str]) -> list[str]:
 class _Text(NamedTuple):
     spaced: str  # " word word ... " (case-folded, non-letters as spaces)
     squashed: str  # letters only
+    joined: str  # its words (letters and digits) run together: "go call 1st" -> "gocall1st"
+    bounds: frozenset[int]  # where a word of ``joined`` starts or ends
 
 
 def _as_text(text: str) -> _Text:
     spaced = "".join(ch if ch.isalpha() else " " for ch in text.casefold())
-    return _Text(f" {' '.join(spaced.split())} ", "".join(spaced.split()))
+    words = re.findall(r"[^\W_]+", text.casefold())
+    bounds, at = {0}, 0
+    for word in words:
+        at += len(word)
+        bounds.add(at)
+    return _Text(f" {' '.join(spaced.split())} ", "".join(spaced.split()), "".join(words), frozenset(bounds))
 
 
 def _occurs(token: str, text: _Text) -> bool:
-    # A whole word, or a squashed run ("bellringbrands" in "BellRing Brands, Inc."); squashed runs
-    # shorter than 8 letters hit inside other words too often ("intel" in "intellectual").
-    return f" {token} " in text.spaced or (len(token) >= 8 and token in text.squashed)
+    """A whole word; a run of whole words written apart ("gocall" in "Go Call, Inc.", "azulsa" in "Azul S.A.",
+    not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run anywhere ("bellringbrands" in
+    "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in "intellectual")."""
+    if f" {token} " in text.spaced or (len(token) >= 8 and token in text.squashed):
+        return True
+    at = text.joined.find(token)
+    while at >= 0:
+        if at in text.bounds and at + len(token) in text.bounds:
+            return True
+        at = text.joined.find(token, at + 1)
+    return False
 
 
 def _identifiable(doc: _Doc, own: _Text, pool: Sequence[_Text], cache: dict[str, int]) -> bool:
