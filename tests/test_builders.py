@@ -11,18 +11,16 @@ from sac.errors import ConfigError, CorpusError
 from sac.ingest.builders import (
     CONTRACTNLI_QUESTIONS,
     CUAD_QUESTIONS,
-    _as_text,
-    _occurs,
     build_contractnli,
     build_cuad,
     contractnli_filename_title,
     cuad_filename_title,
     cuad_firstpage_title,
     hypothesis_question,
-    identifiable_names,
     merge_spans,
     split_of,
 )
+from sac.ingest.identifiable import as_text, identifiable_names, occurs
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SOURCES = DATA / "sources"
@@ -243,9 +241,9 @@ def test_small_rules():
     assert merge_spans([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
     assert "papajohnsinternational" in identifiable_names(["PapaJohnsInternationalInc"])
     assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "widgets"]
-    text = _as_text("Go Call, Inc. and Intellectual Ventures agree, as of April 1st, 2000.")
-    assert _occurs("gocall", text) and _occurs("intellectualventures", text) and _occurs("april", text)
-    assert not _occurs("intel", text) and not _occurs("aprilst", text) and not _occurs("callin", text)
+    text = as_text("Go Call, Inc. and Intellectual Ventures agree, as of April 1st, 2000.")
+    assert occurs("gocall", text) and occurs("intellectualventures", text) and occurs("april", text)
+    assert not occurs("intel", text) and not occurs("aprilst", text) and not occurs("callin", text)
 
 
 def test_cli_builds_both_title_styles_that_the_loader_reads(tmp_path, capsys):

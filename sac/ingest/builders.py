@@ -20,7 +20,7 @@ Construction follows LegalBench-RAG's generators (``generate_cuad.py``, ``genera
 Title styles, one per output folder: ``firstpage`` names the document and parties as the document gives
 them; ``filename`` names filer and document type as the file name does (how users who see a file list
 speak). Documents and gold spans are the same in both; only the query wording differs. Tags per test:
-``titles:<style>``, ``split:<split>``, ``identifiable``/``unidentifiable`` (``identifiable_names``) and
+``titles:<style>``, ``split:<split>``, ``identifiable``/``unidentifiable`` (sac.ingest.identifiable) and
 ``clause:<category>`` or ``hypothesis:<id>``. Texts are exact UTF-8 (``\\r\\n`` would become ``\\n``, as
 in the pool loader; the sources have none), so ``corpus[file][start:end] == answer`` holds for what the
 loader reads. Same inputs give byte-identical output: everything is sorted, nothing records a time.
@@ -44,24 +44,16 @@ from urllib.parse import unquote
 from sac.errors import ConfigError, CorpusError
 from sac.evaluation import metrics
 from sac.ingest.benchmark_questions import CONTRACTNLI_QUESTIONS, CUAD_QUESTIONS
+from sac.ingest.identifiable import DOCTYPE_WORDS, as_text, identifiable, name_words
 from sac.types import Span
 
 TITLE_STYLES: tuple[str, ...] = ("firstpage", "filename")
 SPLITS: tuple[str, ...] = ("dev", "test")
 MERGE_GAP = 1  # LegalBench-RAG merges spans whose gap is at most this many characters
-IDENTIFIABLE_MAX_DOCS = 3  # a title name found in more documents of the pool than this names nothing
 MANIFEST_VERSION = 1
 
-# Words that name no one: legal forms, document types, filler. Used for titles and identifiability.
-_LEGAL = {"inc", "llc", "lc", "ltd", "limited", "corp", "corporation", "co", "company", "plc", "lp", "llp", "ag",
-          "gmbh", "sa", "nv", "bv", "pte", "pty", "incorporated", "lllp", "sarl", "spa", "se", "liability",
-          "partnership"}
-_DOCTYPE = {"agreement", "agreements", "agmt", "nda", "mnda", "cda", "non", "disclosure", "nondisclosure",
-            "confidentiality", "confidential", "mutual", "contract", "amendment", "amend", "form", "template",
-            "sample", "draft", "final", "signed", "standard", "basic", "general", "appendix", "annex",
-            "annexure", "attachment", "exhibit", "document", "version", "rev", "ver", "secrecy", "and", "of",
-            "the", "to", "for", "a", "an", "in", "on", "by", "with", "between", "en", "gb", "us", "pdf", "htm"}
-_FILLER = _DOCTYPE | {"way", "unilateral", "bilateral", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
+# Words that name no one in a file name: document types (identifiable.DOCTYPE_WORDS), filler.
+_FILLER = DOCTYPE_WORDS | {"way", "unilateral", "bilateral", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
                        "sept", "oct", "nov", "dec", "january", "february", "march", "april", "june", "july", "august",
                        "september", "october", "november", "december"}
 _ACRONYMS = {"nda", "cnda", "mnda", "odm", "oem", "ip", "usa", "uk", "llc", "lp", "api", "r&d", "a&r", "ii", "iii"}
@@ -310,7 +302,7 @@ def _is_party(quote: str, answer: str, text: str) -> bool:
     if not q or "_" in q or any(c in q for c in "\"“”") or not q[0].isupper() or len(q) > 100:
         return False
     alias = any(f"{a}{q}{b}" in s for s in (answer, text) for a, b in (('"', '"'), ("“", "”")))
-    return not alias and bool(_name_words(q))
+    return not alias and bool(name_words(q))
 
 
 def _strip_lead(name: str) -> str:
@@ -319,7 +311,7 @@ def _strip_lead(name: str) -> str:
                                                      "made", "dated", "non-disclosure", "mutual", "of"}:
         words.pop(0)
     name = " ".join(words)
-    core = _name_words(name)
+    core = name_words(name)
     return name if core and not set(core) & _PLACEHOLDER else ""
 
 
@@ -342,67 +334,7 @@ def _in_text_order(quotes: list[str], text: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------------
-# Identifiability
-
-
-def identifiable_names(names: Sequence[str]) -> list[str]:
-    """The tokens of a title's names that could identify its document: each name without legal forms
-    and document-type words, case-folded, letters only, whole ("papajohnsinternational") and word by
-    word ("papa", "john", "international"); 3+ letters."""
-    tokens: set[str] = set()
-    for name in names:
-        words = _name_words(name)
-        tokens.update(["".join(words), *words])
-    return sorted(t for t in tokens if len(t) >= 3)
-
-
-class _Text(NamedTuple):
-    spaced: str  # " word word ... " (case-folded, non-letters as spaces)
-    squashed: str  # letters only
-    joined: str  # its words (letters and digits) run together: "go call 1st" -> "gocall1st"
-    bounds: frozenset[int]  # where a word of ``joined`` starts or ends
-
-
-def _as_text(text: str) -> _Text:
-    spaced = "".join(ch if ch.isalpha() else " " for ch in text.casefold())
-    words = re.findall(r"[^\W_]+", text.casefold())
-    bounds, at = {0}, 0
-    for word in words:
-        at += len(word)
-        bounds.add(at)
-    return _Text(f" {' '.join(spaced.split())} ", "".join(spaced.split()), "".join(words), frozenset(bounds))
-
-
-def _occurs(token: str, text: _Text) -> bool:
-    """A whole word; a run of whole words written apart ("gocall" in "Go Call, Inc.", "azulsa" in "Azul S.A.",
-    not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run anywhere ("bellringbrands" in
-    "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in "intellectual")."""
-    if f" {token} " in text.spaced or (len(token) >= 8 and token in text.squashed):
-        return True
-    at = text.joined.find(token)
-    while at >= 0:
-        if at in text.bounds and at + len(token) in text.bounds:
-            return True
-        at = text.joined.find(token, at + 1)
-    return False
-
-
-def _identifiable(doc: _Doc, own: _Text, pool: Sequence[_Text], cache: dict[str, int]) -> bool:
-    """True when a name token of the title occurs in the document and in at most
-    IDENTIFIABLE_MAX_DOCS documents of the pool (the split's documents, its own included)."""
-    for token in identifiable_names(doc.title.names):
-        if _occurs(token, own):
-            if token not in cache:
-                cache[token] = sum(_occurs(token, text) for text in pool)
-            if cache[token] <= IDENTIFIABLE_MAX_DOCS:
-                return True
-    return False
-
-
-def _name_words(name: str) -> list[str]:
-    words = [w for w in re.split(r"[^\w]|[\d_]", name.casefold()) if w]
-    words = [re.sub(r"(?<=[a-z]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]  # "AcmeInc"
-    return [w for w in words if w not in _LEGAL and w not in _DOCTYPE]
+# Names
 
 
 def _is_name_word(word: str) -> bool:
@@ -497,11 +429,11 @@ def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], report: Build
 
 
 def _split_tests(name: str, split: str, titles: str, members: list[_Doc]) -> list[dict]:
-    pool = [_as_text(d.text) for d in members]
+    pool = [as_text(d.text) for d in members]
     cache: dict[str, int] = {}
     tests = []
     for doc, own in zip(members, pool):
-        tag = "identifiable" if _identifiable(doc, own, pool, cache) else "unidentifiable"
+        tag = "identifiable" if identifiable(doc.title.names, own, pool, cache) else "unidentifiable"
         for question, spans, category in doc.tests:
             tests.append({
                 "query": f"Consider {doc.title.text}; {question}",
