@@ -15,7 +15,7 @@ FRANCHISOR and FRANCHISEE") count as having no look-alike, which keeps the floor
     python bench/title_floor.py      # the built benchmarks (bench/selection.py) and the recommended method's runs
 
 Beside it, the method's DRM@1 on all, identifiable and unidentifiable questions, from the runs of the README's
-tables (``RUNS``: the recommended method's rows from its latest runs). Writes bench/results/title_floor.json and .md.
+tables (``RUNS``, as bench/headline.py reads them; the recommended method by default). Writes bench/results/title_floor.json and .md.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import headline
 import selection
 from common import RESULTS, write_results
 
@@ -33,9 +34,9 @@ from sac.index.lexical import WORD
 from sac.ingest.builders import TITLE_STYLES
 from sac.retrieval.docfirst import title_words
 
-# The headline runs, then the recommended method's rerun with names v4 (its rows win: later runs override).
-RUNS = (*(f"selection-{split}-table-{dataset}.json" for split in ("dev", "test") for dataset in ("cuad", "contractnli")),
-        "selection-dev-names4.json", "selection-test-names4.json")
+# The runs of the README's headline tables (bench/headline.py): the recommended method's rows are its runs'.
+RUNS = tuple(f"{run.format(split=split, dataset=dataset)}.json" for run in (headline.RUN, headline.RECOMMENDED_RUN)
+             for split in headline.SPLITS for dataset in headline.DATASETS)
 
 
 def confirmable(query: str, text_words: set[str]) -> frozenset[str]:
@@ -76,7 +77,7 @@ def method_rows(method: str) -> dict[tuple[str, str, str], dict[str, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--method", default="sac-generic+docs1+names", help="the method whose runs to set beside the floor")
+    p.add_argument("--method", default=headline.METHODS[-1], help="the method whose runs to set beside the floor")
     args = p.parse_args(argv)
     selection.ensure_benchmarks()
     got = method_rows(args.method)
