@@ -18,26 +18,35 @@ import argparse
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import pandas as pd
 import selection
 from common import RESULTS, ROOT, log, write_results
 
+from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import BUILDERS, TITLE_STYLES
 from sac.ingest.catalog import SOURCES_DIR
 
 
-def current_tags(datasets: set[str]) -> dict[tuple[str, str, str], bool]:
-    """(``<dataset>-<split>``, title style, query id) -> identifiable, from benchmarks built now."""
-    for dataset in sorted(datasets):
-        for style in TITLE_STYLES:
-            BUILDERS[dataset](SOURCES_DIR, selection.FULL / style, titles=style)
+def current_tags(datasets: set[str], root: Path = selection.FULL) -> dict[tuple[str, str, str], bool]:
+    """(``<dataset>-<split>``, title style, query id) -> identifiable, from the benchmarks built now into ``root``."""
     tags = {}
     for dataset in sorted(datasets):
-        for split in ("dev", "test"):
-            for style, (_, by_query) in selection.load_split(dataset, split).items():
-                tags.update({(f"{dataset}-{split}", style, q): "identifiable" in t for q, t in by_query.items()})
+        for style in TITLE_STYLES:
+            BUILDERS[dataset](SOURCES_DIR, root / style, titles=style)
+            for split in ("dev", "test"):
+                name = f"{dataset}-{split}"
+                [ds] = load_benchmark(root / style, [name])
+                tests = json.loads((root / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
+                tags.update({(name, style, q.query_id): "identifiable" in t["tags"] for q, t in zip(ds.queries, tests)})
     return tags
+
+
+def stored_tags(name: str) -> dict[tuple[str, str, str], bool]:
+    """The same keys -> identifiable, as run ``name`` stored them."""
+    stored = pd.read_csv(RESULTS / f"{name}.questions.csv.gz", usecols=["dataset", "titles", "query_id", "identifiable"])
+    return {(d, t, q): bool(i) for d, t, q, i in stored.drop_duplicates().itertuples(index=False)}
 
 
 def retag(name: str, tags: dict[tuple[str, str, str], bool], command: str) -> dict[str, int] | None:

@@ -1,4 +1,5 @@
-"""The READMEs' headline tables hold exactly what bench/headline.py makes of the stored selection runs."""
+"""The READMEs' headline tables hold exactly what bench/headline.py makes of the stored selection runs, whose
+identifiable tags are the ones the benchmark builder gives now."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 import headline  # noqa: E402
+import retag  # noqa: E402
 
 sys.path.remove(str(BENCH))
 
@@ -35,3 +37,15 @@ def test_a_changed_figure_or_a_missing_row_is_caught(made):
     assert edited != text and headline.write(edited, made, "README.md") == text
     with pytest.raises(SystemExit, match="README.md has no row for: cuad · dev"):
         headline.write(text.replace(row + "\n", ""), made, "README.md")
+
+
+def test_the_headline_runs_carry_the_identifiable_tags_the_builder_gives_now(tmp_path):
+    """A change to the builder's identifiable rule must come with `python bench/retag.py` on these runs."""
+    tags = retag.current_tags(set(headline.DATASETS), tmp_path)
+    runs = [run.format(split=split, dataset=dataset) for run in (headline.RUN, headline.RECOMMENDED_RUN)
+            for split in headline.SPLITS for dataset in headline.DATASETS]
+    for name in runs:
+        stored = retag.stored_tags(name)
+        assert len(stored) in (2 * 2047, 2 * 2136, 2 * 859, 2 * 941), name  # both title styles, every question
+        differ = [key for key, identifiable in stored.items() if tags[key] != identifiable]
+        assert differ == [], f"{name}: {len(differ)} tags differ, e.g. {differ[:1]}: run bench/retag.py"
