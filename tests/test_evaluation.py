@@ -12,7 +12,7 @@ import pytest
 
 from sac.config import DEFAULT_K_VALUES
 from sac.evaluation.runs import EvalResult, evaluate, save_run, score_method, summary_table
-from sac.retrieval.methods import parse_methods
+from sac.retrieval.methods import RECOMMENDED, parse_methods
 from sac.types import Chunk, Hit
 from sac.workbench import Workbench
 
@@ -117,7 +117,7 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     assert f"{100 * drm['estimate']:.1f} % [{100 * drm['low']:.1f}, {100 * drm['high']:.1f}]" in shown
     # A reference is read as a method name is: "recommended" is the method it stands for, which this run lacks.
     code, _, stderr = cli("runs", "show", runs[0].name, "--workspace", str(tmp_path / "ws"), "--reference", "recommended")
-    assert code == 1 and "Unknown method 'sac-generic+docs1+inner+names'. Choices are: ['baseline', 'sac-expert']" in stderr
+    assert code == 1 and f"Unknown method '{RECOMMENDED}'. Choices are: ['baseline', 'sac-expert']" in stderr
 
 
 def test_cli_eval_on_one_question_claims_no_interval_and_no_verdict(tmp_path, cli):

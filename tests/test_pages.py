@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
-from sac.retrieval.methods import parse_method
+from sac.retrieval.methods import RECOMMENDED, parse_method
 from sac.workspace import Workspace
 from tests.conftest import finish_build, interrupt_index
 
@@ -129,12 +129,12 @@ def test_compare_benchmark_question_one_column_per_method_with_flags(demo):
             break
     assert marked
     # The recommended method is named the same way in its column and in its line against the baseline.
-    at.multiselect(key="cmp_methods").set_value(["baseline", "sac-generic+docs1+inner+names"]).run()
+    at.multiselect(key="cmp_methods").set_value(["baseline", RECOMMENDED]).run()
     _ok(at)
-    assert [h.value for h in at.subheader] == ["baseline", "recommended (sac-generic+docs1+inner+names)"]
-    assert any("recommended (sac-generic+docs1+inner+names) vs baseline:" in m.value for m in at.markdown)
+    assert [h.value for h in at.subheader] == ["baseline", f"recommended ({RECOMMENDED})"]
+    assert any(f"recommended ({RECOMMENDED}) vs baseline:" in m.value for m in at.markdown)
     assert list(_frame(at, "method", "wrong-document hits")["method"]) == [  # and in the table above them
-        "baseline", "recommended (sac-generic+docs1+inner+names)"]
+        "baseline", f"recommended ({RECOMMENDED})"]
     assert any("Ranked inside by:" in m.value for m in at.markdown)  # how its column read the question
 
 
