@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from sac.evaluation.runs import evaluate
 from sac.index import snapshot
 from sac.protocols import Reranker
 from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
-from sac.retrieval.methods import parse_method, parse_methods, searchable_methods, suggested_methods
+from sac.retrieval.methods import RECOMMENDED, parse_method, parse_methods, searchable_methods, suggested_methods
 from sac.retrieval.rerank import LexicalReranker, make_reranker
 from sac.types import Chunk, Document, Span
 from sac.workbench import Workbench
@@ -347,7 +348,7 @@ def test_recommended_is_one_name_for_the_method_chosen_on_dev():
     assert [m.name for m in parse_methods("baseline,recommended")] == ["baseline", resolved.name]
     assert [m.name for m in parse_methods(" Recommended , SAC-Generic+Docs1 ")] == [resolved.name, "sac-generic+docs1"]
     # The alias is a whole method: options after it are an error that names what it stands for.
-    with pytest.raises(ConfigError, match=r"^'recommended' names a whole method \(sac-generic\+docs1\+inner\+names\) and takes no"):
+    with pytest.raises(ConfigError, match=rf"^'recommended' names a whole method \({re.escape(RECOMMENDED)}\) and takes no"):
         parse_method("recommended+docs2")
     with pytest.raises(ConfigError, match=r"^Unknown method 'bm25'\. Choices are: baseline, sac-generic, sac-expert, recommended, "):
         parse_method("bm25")
@@ -585,6 +586,23 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     assert explain(built, CORPUS, plain, questions[0]).ranked_by == ""
 
 
+def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built, nli):
+    """``+hybrid0.75`` with ``+inner``: the same document and chunks as ranking by the embedding alone (at k = 64
+    every chunk of a demo NDA is a hit), ordered by the fused dense and BM25 score, which moves most orders."""
+    inner, recommended = parse_methods(f"sac-generic+docs1+inner+names,{RECOMMENDED}")
+    assert recommended.search_options["hybrid"] == "0.75" and "inner" in recommended.search_options
+    questions = [q.text for q in nli.queries[::5]]
+    got = built.search(CORPUS, [inner, recommended], questions, 64)
+    reordered = 0
+    for dense, fused in zip(got[inner.name], got[recommended.name]):
+        ids = [h.chunk.chunk_id for h in fused]
+        assert sorted(ids) == sorted(h.chunk.chunk_id for h in dense)
+        scores = [h.score for h in fused]
+        assert scores == sorted(scores, reverse=True) and 0.0 <= scores[-1] <= scores[0] <= 1.0
+        reordered += ids != [h.chunk.chunk_id for h in dense]
+    assert reordered >= len(questions) // 2
+
+
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))
@@ -620,9 +638,10 @@ def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
     assert code == 0, err
     target = "contractnli/Mutual-Non-Disclosure-Agreement-Inventor-Product-Development-Experts-Inc..txt"
     lines = out.splitlines()
-    assert lines[0] == "== recommended (sac-generic+docs1+inner+names)"
+    assert lines[0] == f"== recommended ({RECOMMENDED})"
     assert lines[1] == ("   Searched as: Consider the Non-Disclosure Agreement of Inventor Product Development Experts Inc; "
                         "Who may receive Confidential Information?")
     assert lines[2].startswith("   Named: ") and lines[3] == f"   Searched inside: {Path(target).stem}"
-    assert lines[4] == "   Ranked inside by: the question without its title: “Who may receive Confidential Information?”"
+    assert lines[4] == ("   Ranked inside by: the question without its title: “Who may receive Confidential Information?”; "
+                        "its meaning and its words, fused (75 % embedding, 25 % BM25)")  # +hybrid0.75
     assert len(lines) == 7 and all(f" {target} [" in line for line in lines[5:])

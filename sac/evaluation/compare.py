@@ -140,8 +140,9 @@ def document_diffs(comparison: Comparison, reference: str = "baseline") -> list[
 
 def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(label, text) lines saying how a ``+names`` / ``+docs<N>`` method read the question: the question as
-    searched where ``+names`` rewrote it, what its title names, and the documents searched inside (and whether
-    the question's own document, where known, is among them)."""
+    searched where ``+names`` rewrote it, what its title names, the documents searched inside (and whether
+    the question's own document, where known, is among them), and how the chunks were ranked (``+inner``,
+    ``+hybrid<w>``)."""
     notes = []
     if routing.searched_as != query.strip():
         notes.append(("Searched as:", routing.searched_as))
@@ -171,8 +172,14 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
         inside = "; ".join(document_title(d) for d in routing.documents)
         missed = " (not the question's document)" if targets and not targets & set(routing.documents) else ""
         notes.append(("Searched inside:", inside + missed))
+    how = "" if routing.dense_share is None else (
+        f"its meaning and its words, fused ({100 * routing.dense_share:g} % embedding, "
+        f"{100 - 100 * routing.dense_share:g} % BM25)")
     if routing.ranked_by:
-        notes.append(("Ranked inside by:", f"the question without its title: “{routing.ranked_by}”"))
+        notes.append(("Ranked inside by:", f"the question without its title: “{routing.ranked_by}”" + (
+            f"; {how}" if how else "")))
+    elif how:
+        notes.append(("Ranked by:", f"the question, {how}"))
     return notes
 
 

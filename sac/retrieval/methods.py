@@ -68,7 +68,7 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
 
 # One name for the method the project recommends, chosen on the dev splits (bench/README.md, "Method selection");
 # a run records what it resolved to.
-RECOMMENDED = "sac-generic+docs1+inner+names"
+RECOMMENDED = "sac-generic+docs1+hybrid0.75+inner+names"
 ALIASES: dict[str, str] = {"recommended": RECOMMENDED}
 _CHOICES = (", ".join([*BASE_METHODS, *ALIASES]) + ", or sac-<strategy> for any summary strategy (lower-case letters, "
             "digits, '-', '_'), each with +options")

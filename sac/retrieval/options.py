@@ -174,6 +174,7 @@ class Routing:
     documents: tuple[str, ...]  # ``+docs<N>``: the documents searched inside, best first
     file_names: bool = False  # ``+filename``: the file name was read with each document's text
     ranked_by: str = ""  # ``+inner``: the question without its title, by which the chunks inside were ranked
+    dense_share: float | None = None  # ``+hybrid<w>``: chunks ranked by dense and BM25 scores fused, w the dense share
 
 
 def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
@@ -190,11 +191,12 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
     searched = query
     if "names" in opts:
         [searched], vectors = _rewrite_names(wb, lexicons["documents"], [query], vectors)
+    dense_share = float(opts["hybrid"]) if "hybrid" in opts else None
     if "docs" not in opts:
-        return Routing(searched, None, (), file_names)
+        return Routing(searched, None, (), file_names, dense_share=dense_share)
     summaries = documents.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
     routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
                             np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
                             float(opts.get("docw") or docfirst.DENSE_SHARE))
     return Routing(searched, naming, tuple(routed.documents), file_names,
-                   question_proper(searched) if "inner" in opts else "")
+                   question_proper(searched) if "inner" in opts else "", dense_share)
