@@ -464,6 +464,10 @@ before embedding; the chunk still points at its exact characters in the original
 **precision / recall**: the share of retrieved characters that lie inside the answer / the share of the
 answer's characters that were retrieved. "—": not measurable (no known answer).
 
+**score** (on a hit): the cosine similarity of the chunk's embedded text to the question; under `+hybrid<w>`
+(`recommended` among them) the fused score `w × cosine + (1 − w) × BM25`, each scaled to 0…1 over the candidates,
+so it ranks hits within one column and is not comparable across columns.
+
 **chunking**: *merged* (default) splits like the paper, then joins pieces with fewer than 25 non-space
 characters to a neighbour; *paper* is the paper's splitter exactly. Index key `c500o0m25` = chunks of 500
 characters, overlap 0, merged at 25 (`c500o0`: the paper's splitter).
