@@ -25,23 +25,19 @@ import pandas as pd
 import selection
 from common import RESULTS, ROOT, log, write_results
 
-from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import BUILDERS, TITLE_STYLES
 from sac.ingest.catalog import SOURCES_DIR
 
 
 def current_tags(datasets: set[str], root: Path = selection.FULL) -> dict[tuple[str, str, str], bool]:
     """(``<dataset>-<split>``, title style, query id) -> identifiable, from the benchmarks built now into ``root``."""
-    tags = {}
     for dataset in sorted(datasets):
         for style in TITLE_STYLES:
             BUILDERS[dataset](SOURCES_DIR, root / style, titles=style)
-            for split in ("dev", "test"):
-                name = f"{dataset}-{split}"
-                [ds] = load_benchmark(root / style, [name])
-                tests = json.loads((root / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
-                tags.update({(name, style, q.query_id): "identifiable" in t["tags"] for q, t in zip(ds.queries, tests)})
-    return tags
+    return {(f"{dataset}-{split}", style, query_id): "identifiable" in tags
+            for dataset in sorted(datasets) for split in ("dev", "test")
+            for style, (_, by_query) in selection.load_split(dataset, split, root).items()
+            for query_id, tags in by_query.items()}
 
 
 def stored_tags(name: str) -> dict[tuple[str, str, str], bool]:

@@ -90,13 +90,14 @@ def ensure_benchmarks() -> None:
                 build(SOURCES_DIR, FULL / style, titles=style)
 
 
-def load_split(dataset: str, split: str) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:
-    """Per title style: the split's dataset and each question's tags (same documents in every style)."""
+def load_split(dataset: str, split: str, root: Path = FULL) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:
+    """Per title style: the split's dataset and each question's tags (same documents in every style), from the
+    benchmarks built into ``root``."""
     name = f"{dataset}-{split}"
     out = {}
     for style in TITLE_STYLES:
-        [ds] = load_benchmark(FULL / style, [name])
-        tests = json.loads((FULL / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
+        [ds] = load_benchmark(root / style, [name])
+        tests = json.loads((root / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
         tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
         out[style] = (_file_ids(ds, f"{name}/"), tags)
     return out
