@@ -23,7 +23,7 @@ from sac.protocols import Summarizer
 from sac.removal import RemovalReport, remove_corpus, remove_documents
 from sac.render import plots
 from sac.render.map import document_risk_figure
-from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods
+from sac.retrieval.methods import BASE_METHODS, METADATA_METHOD, method_label, parse_methods
 from sac.summaries.llm import LLM_STRATEGIES
 from sac.summaries.registry import llm_summarizer
 from sac.summaries.runs import estimate_run
@@ -69,7 +69,7 @@ def settings_ui() -> dict[str, Any]:
     methods = st.multiselect("Methods to build", options, default=list(BASE_METHODS) + (
         [f"sac-{s}" for s in LLM_METHOD_STRATEGIES] if llm else []), key="corpus_methods", format_func=method_label,
         help="sac-generic+filename also embeds each file's name, and its document search reads it: metadata, not "
-             "the text, for questions that name a file (Compare then offers sac-generic+docs1+filename+inner+names).")
+             f"the text, for questions that name a file (Compare then offers {METADATA_METHOD}).")
     return {"llm": llm, "methods": methods}
 
 

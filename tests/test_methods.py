@@ -23,7 +23,14 @@ from sac.evaluation.runs import evaluate
 from sac.index import snapshot
 from sac.protocols import Reranker
 from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
-from sac.retrieval.methods import RECOMMENDED, parse_method, parse_methods, searchable_methods, suggested_methods
+from sac.retrieval.methods import (
+    METADATA_METHOD,
+    RECOMMENDED,
+    parse_method,
+    parse_methods,
+    searchable_methods,
+    suggested_methods,
+)
 from sac.retrieval.rerank import LexicalReranker, make_reranker
 from sac.types import Chunk, Document, Span
 from sac.workbench import Workbench
@@ -75,7 +82,7 @@ def test_searchable_methods_are_the_built_indexes_then_the_options_that_run_on_o
     assert all(parse_method(m).index_name in built for m in offered)  # nothing whose index is missing
     assert not any(m.startswith("sac-expert") or "filename" in m for m in offered)
     with_names = searchable_methods([*built, "sac-generic+filename"])
-    assert "sac-generic+docs1+filename+inner+names" in with_names  # the metadata method, once its index exists
+    assert METADATA_METHOD in with_names  # the metadata method, once its index exists
 
 
 @pytest.mark.parametrize("bad, words", [
@@ -417,7 +424,7 @@ def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_onl
     assert not (text_only["chunks"].scores("ResConnect") > 0).any()
     questions = [q.text for q in nli.queries if q.text.startswith("Consider ResConnect's")]
     assert len(questions) >= 5
-    suggested = parse_method("sac-generic+docs1+filename+inner+names")  # what Compare offers: the same index
+    suggested = parse_method(METADATA_METHOD)  # what Compare offers: the same index
     assert suggested.name in suggested_methods() and suggested.index_name == filed.index_name
     hits = wb.search(CORPUS, [plain, filed, suggested], questions, 8)
     assert all(len(q) == 8 and all(h.span.doc_id == target.doc_id for h in q) for q in hits[filed.name])

@@ -69,6 +69,9 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
 # One name for the method the project recommends, chosen on the dev splits (bench/README.md, "Method selection");
 # a run records what it resolved to.
 RECOMMENDED = "sac-generic+docs1+hybrid0.75+inner+names"
+# What Compare offers once a corpus has the ``sac-generic+filename`` index: the recommended method reading file names
+# too (metadata, not text, so never ``recommended``), chosen on dev apart from it (bench/README.md, "File names").
+METADATA_METHOD = "sac-generic+docs1+filename+hybrid0.75+inner+names"
 ALIASES: dict[str, str] = {"recommended": RECOMMENDED}
 _CHOICES = (", ".join([*BASE_METHODS, *ALIASES]) + ", or sac-<strategy> for any summary strategy (lower-case letters, "
             "digits, '-', '_'), each with +options")
@@ -169,7 +172,7 @@ def suggested_methods(strategies: Sequence[str] = ("generic", "expert")) -> list
         names += [f"{base}+docs1", f"{base}+docs3", f"{base}+sections", f"{base}+merge25", f"{base}+rerank"]
         names += [f"{base}+docs1+merge25", f"{base}+docs2+merge25", f"{base}+docs1+hybrid0.75+merge25"]
     names += ["baseline+hybrid0.5", "baseline+merge25"]
-    names += ["sac-generic+filename", "sac-generic+docs1+filename+inner+names"]  # metadata, not text: labelled so
+    names += ["sac-generic+filename", METADATA_METHOD]  # metadata, not text: labelled so
     return [parse_method(n).name for n in dict.fromkeys(names)]
 
 
