@@ -236,11 +236,21 @@ def test_a_filer_the_text_writes_apart_makes_its_questions_identifiable(tmp_path
     assert all("identifiable" in t["tags"] for t in tests)
 
 
+def test_a_filer_named_with_digits_makes_its_questions_identifiable(tmp_path):
+    # "N2KINC" is "N2K Inc." in its text: read without its digit, the name was "kinc", found nowhere.
+    build_cuad(SOURCES, tmp_path, titles="filename", files=["N2KINC_10_16_1997-EX-10.16-SPONSORSHIP AGREEMENT.txt"])
+    tests = [t for items in _tests(tmp_path).values() for t in items]
+    assert tests and all(t["query"].startswith("Consider the Sponsorship Agreement of N2KINC;") for t in tests)
+    assert all("identifiable" in t["tags"] for t in tests)
+
+
 def test_small_rules():
     assert merge_spans([(10, 20), (0, 5), (6, 8), (21, 30)]) == [(0, 8), (10, 30)]  # gaps of 1 bridge
     assert merge_spans([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
     assert "papajohnsinternational" in identifiable_names(["PapaJohnsInternationalInc"])
     assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "widgets"]
+    assert {"n2k", "on2", "on2technologies"} <= set(identifiable_names(["N2KINC", "On2 Technologies, Inc."]))
+    assert identifiable_names(["April 1st", "Trust 2006"]) == ["april", "aprilst", "trust"]  # numbers name no one
     text = as_text("Go Call, Inc. and Intellectual Ventures agree, as of April 1st, 2000.")
     assert occurs("gocall", text) and occurs("intellectualventures", text) and occurs("april", text)
     assert not occurs("intel", text) and not occurs("aprilst", text) and not occurs("callin", text)
