@@ -220,6 +220,28 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+METHOD_FLAGS = ("--methods", "--method", "--after-method")
+
+
+def command_line(script: str, argv: Sequence[str] | None = None) -> str:
+    """How a run was asked for, as stored with its results: ``python bench/<script> <args>``, with every method alias
+    resolved ("recommended" -> the method it names now), so the stored command reruns the same methods after the
+    alias has moved on."""
+    from sac.retrieval.methods import ALIASES
+
+    def resolved(value: str) -> str:
+        return ",".join(ALIASES.get(part.strip(), part) for part in value.split(","))
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if eq and flag in METHOD_FLAGS:
+            args[i] = f"{flag}={resolved(value)}"
+        elif i and args[i - 1] in METHOD_FLAGS:
+            args[i] = resolved(arg)
+    return " ".join(["python", f"bench/{script}", *args])
+
+
 def write_json(path: Path, payload: dict[str, Any]) -> None:
     """Write atomically (a temporary file, then rename) so an interrupted run never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

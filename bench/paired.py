@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 import selection
-from common import RESULTS, machine, write_results
+from common import RESULTS, command_line, machine, write_results
 
 from sac.evaluation.uncertainty import bootstrap_intervals, paired_difference
 from sac.retrieval.methods import parse_method
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
               "embedder": embedder, "rows": rows,
               "machine": machine(),
               "seconds": round(time.perf_counter() - started, 1),
-              "command": "python bench/paired.py " + " ".join(argv or __import__("sys").argv[1:])}
+              "command": command_line("paired.py", argv)}
     write_results(args.out, result, markdown(result))
     return 0
 

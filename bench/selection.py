@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "chunking": wb.config.chunking_key,
                               "methods": names,
                               "requested": args.methods, "machine": machine(), "blocks": [],
-                              "command": "python bench/selection.py " + " ".join(argv or __import__("sys").argv[1:])}
+                              "command": common.command_line("selection.py", argv)}
     out = args.out or f"selection-{args.split}"
     started = time.perf_counter()
     questions: list[pd.DataFrame] = []

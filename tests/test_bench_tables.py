@@ -1,5 +1,5 @@
 """The READMEs' headline tables hold exactly what bench/headline.py makes of the stored selection runs, whose
-identifiable tags are the ones the benchmark builder gives now."""
+identifiable tags are the ones the benchmark builder gives now; a run stores a command that reruns its methods."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
+import common  # noqa: E402
 import headline  # noqa: E402
 import retag  # noqa: E402
 
 sys.path.remove(str(BENCH))
+
+from sac.retrieval.methods import RECOMMENDED  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +52,12 @@ def test_the_headline_runs_carry_the_identifiable_tags_the_builder_gives_now(tmp
         assert len(stored) in (2 * 2047, 2 * 2136, 2 * 859, 2 * 941), name  # both title styles, every question
         differ = [key for key, identifiable in stored.items() if tags[key] != identifiable]
         assert differ == [], f"{name}: {len(differ)} tags differ, e.g. {differ[:1]}: run bench/retag.py"
+
+
+def test_a_stored_command_names_the_methods_that_ran_not_the_alias():
+    """`recommended` moves when a better method is chosen; a command stored with a run must still rerun that run."""
+    made = common.command_line("selection.py", ["--split", "dev", "--methods", "baseline,recommended", "--out", "x"])
+    assert made == f"python bench/selection.py --split dev --methods baseline,{RECOMMENDED} --out x"
+    made = common.command_line("paired.py", ["a", "b", "--method=recommended", "--after-method", "recommended",
+                                             "--out", "recommended"])
+    assert made == f"python bench/paired.py a b --method={RECOMMENDED} --after-method {RECOMMENDED} --out recommended"
