@@ -6,7 +6,6 @@ never writes, an EDGAR number, or a role ("between FRANCHISOR and FRANCHISEE"), 
 tell apart from the look-alikes. Tables report the two apart.
 
     identifiable_names(names) -> tokens      what of a title's names could identify its document
-    words_with_digits(name) -> words         its words as written with digits ("N2K", "On2")
     as_text(text) -> DocText                 a document prepared for ``occurs``
     occurs(token, text) -> bool              a token as a word, a run of words, or squashed
     identifiable(names, own, pool, cache)    the tag
@@ -31,21 +30,13 @@ DOCTYPE_WORDS = {"agreement", "agreements", "agmt", "nda", "mnda", "cda", "non",
                  "the", "to", "for", "a", "an", "in", "on", "by", "with", "between", "en", "gb", "us", "pdf", "htm"}
 
 
-def name_words(name: str) -> list[str]:
-    """A name's words, case-folded, letters only, without legal forms and document-type words."""
-    words = [w for w in re.split(r"[^\w]|[\d_]", name.casefold()) if w]
-    words = [re.sub(r"(?<=[a-z]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]  # "AcmeInc"
-    return [w for w in words if w not in LEGAL_WORDS and w not in DOCTYPE_WORDS]
-
-
-def words_with_digits(name: str) -> list[str]:
-    """A name's words keeping the digits written inside them ("N2KINC" -> "n2k", "On2 Technologies" -> "on2",
-    "technologies"), without legal forms, document-type words, numbers and ordinals ("2006", "1st"); [] for a
-    name without digits, whose words ``name_words`` gives."""
-    if not any(ch.isdigit() for ch in name):
-        return []
-    words = [w for w in re.split(r"[\W_]+", name.casefold()) if w and not re.fullmatch(r"\d+(st|nd|rd|th)?", w)]
-    words = [re.sub(r"(?<=[a-z\d]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]
+def name_words(name: str, digits: bool = False) -> list[str]:
+    """A name's words, case-folded, without legal forms and document-type words: letters only ("N2KINC" -> "n",
+    "kinc"), or with ``digits`` as written, digits kept inside words ("n2k"), numbers and ordinals dropped ("2006",
+    "1st")."""
+    words = [w for w in re.split(r"[\W_]+" if digits else r"[^\w]|[\d_]", name.casefold())
+             if w and not re.fullmatch(r"\d+(st|nd|rd|th)?", w)]
+    words = [re.sub(r"(?<=[a-z\d]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]  # "AcmeInc"
     return [w for w in words if w not in LEGAL_WORDS and w not in DOCTYPE_WORDS]
 
 
@@ -56,9 +47,8 @@ def identifiable_names(names: Sequence[str]) -> list[str]:
     ("n2k", "on2technologies"); 3+ characters."""
     tokens: set[str] = set()
     for name in names:
-        for words in (name_words(name), words_with_digits(name)):
-            if words:
-                tokens.update(["".join(words), *words])
+        for words in (name_words(name), name_words(name, digits=True)):
+            tokens.update(["".join(words), *words])
     return sorted(t for t in tokens if len(t) >= 3)
 
 
@@ -81,8 +71,9 @@ def as_text(text: str) -> DocText:
 
 def occurs(token: str, text: DocText) -> bool:
     """A whole word; a run of whole words written apart, digits kept ("gocall" in "Go Call, Inc.", "azulsa" in
-    "Azul S.A.", "n2k" in "N2K Inc.", not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run anywhere ("bellringbrands" in
-    "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in "intellectual")."""
+    "Azul S.A.", "n2k" in "N2K Inc.", not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run
+    anywhere ("bellringbrands" in "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in
+    "intellectual")."""
     if f" {token} " in text.spaced or (len(token) >= 8 and token in text.squashed):
         return True
     at = text.joined.find(token)
