@@ -282,3 +282,31 @@ def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_retur
         exact_best = float((snap.vectors[np.arange(*snap.doc_bounds[chosen])] @ q).max())
         assert max(known) == pytest.approx(exact_best, abs=1e-5)  # the chosen document was scored exactly
     assert agree >= len(nli.queries) - 2  # the bound moves the min-max scaling of the others a little
+
+
+def test_the_substring_index_finds_exactly_the_texts_that_hold_a_string(demo_datasets):
+    """``+names`` asks which documents' squashed texts hold a title or a name; the index reads only the texts whose
+    signature can hold it and must answer as reading them all would."""
+    import random
+
+    from sac.index.substrings import SubstringIndex
+    from sac.retrieval import names
+
+    docs = [d for ds in demo_datasets.values() for d in ds.documents]
+    texts = [names.squash(d.text) for d in docs] + ["laboratóriossa", "", "ab"]
+    index = SubstringIndex(texts)
+    keys = {k for ds in demo_datasets.values() for q in ds.queries
+            for k in [names.squash(names.split_title(q.text)[0]), *names.squashed_names(q.text)]}
+    rng = random.Random(7)
+    for _ in range(300):  # pieces of the texts (held by one or several), and the same pieces changed a little
+        text = rng.choice(texts[:-3])
+        start = rng.randrange(len(text) - 40)
+        piece = text[start:start + rng.randint(1, 40)]
+        keys |= {piece, piece[:-1] + "q", piece + "zz"}
+    keys |= {"tório", "laboratórios", "xyzzyq", ""}
+    found = 0
+    for key in sorted(keys):
+        want = [i for i, text in enumerate(texts) if key in text]
+        assert index.holding(key) == want, key
+        found += 0 < len(want) < len(texts)
+    assert found > 300  # most keys are held by some texts and not others: the signatures had to tell them apart

@@ -54,6 +54,7 @@ import numpy as np
 from sac.index.documents import DocumentIndex
 from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.store import Index
+from sac.index.substrings import SubstringIndex
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
 
@@ -215,15 +216,16 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     documents holding the most of them. The title is read as asked, not as ``+names`` rewrote it: the pieces
     of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
     that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
-    way, none as asked). The texts and words are the lexical ``documents`` index's."""
+    way, none as asked). The texts and words are the lexical ``documents`` index's; a squashed key is looked up
+    through ``sac.index.substrings``, which reads only the texts that can hold it."""
     title = names.split_title(query)[0]
     whole = [names.squash(title)] if len(title.split()) > 1 else []
     keys = whole + names.squashed_names(query)
     if keys:
-        texts = documents.derived("squashed_texts", lambda: {d: names.squash(t)
-                                                             for d, t in zip(documents.ids, documents.document_texts())})
+        texts = documents.derived("squashed_texts", lambda: SubstringIndex([names.squash(t)
+                                                                           for t in documents.document_texts()]))
         for key in keys:  # the fullest form first: the title, then "bellringbrandsinc" before "bellringbrands"
-            hits = frozenset(d for d, text in texts.items() if key in text)
+            hits = frozenset(documents.ids[i] for i in texts.holding(key))
             if 0 < len(hits) <= MAX_NAMED_DOCS:
                 return Naming(hits, "title" if key in whole else "name", key)
     votes: Counter[str] = Counter()
