@@ -43,8 +43,9 @@ class SubstringIndex:
     def holding(self, key: str) -> list[int]:
         """The indexes of the texts that hold ``key`` (every text is a candidate for a key under 4 bytes)."""
         bits = _pieces(key)
-        rows = np.arange(len(self.texts))
         if bits.size:
-            masks = (np.uint8(128) >> (bits & 7).astype(np.uint8)).astype(np.uint8)
+            masks = (np.uint8(128) >> (bits & 7).astype(np.uint8)).astype(np.uint8)  # np.packbits: high bit first
             rows = np.flatnonzero(np.all(self.signatures[:, bits >> 3] & masks, axis=1))
+        else:
+            rows = np.arange(len(self.texts))
         return [int(r) for r in rows if key in self.texts[r]]
