@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import selection
-from common import RESULTS, ROOT, log, write_results
+from common import RESULTS, ROOT, command_line, log, write_results
 
 from sac.ingest.builders import BUILDERS, TITLE_STYLES
 from sac.ingest.catalog import SOURCES_DIR
@@ -103,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 for block in json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))["blocks"]}
     log(f"building {', '.join(sorted(datasets))} into {selection.FULL}")
     tags = current_tags(datasets)
-    command = "python bench/retag.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = command_line("retag.py", argv)
     for name in args.runs:
         moved = retag(name, tags, command)
         log(f"{name}: " + (", ".join(f"{n} moved in {b}" for b, n in moved.items()) if moved else "no question moved"))

@@ -15,7 +15,8 @@ FRANCHISOR and FRANCHISEE") count as having no look-alike, which keeps the floor
     python bench/title_floor.py      # the built benchmarks (bench/selection.py) and the recommended method's runs
 
 Beside it, the method's DRM@1 on all, identifiable and unidentifiable questions, from the runs of the README's
-tables (``RUNS``, as bench/headline.py reads them; the recommended method by default). Writes bench/results/title_floor.json and .md.
+tables (``RUNS``, as bench/headline.py reads them; the recommended method by default). Writes
+bench/results/title_floor.json and .md.
 """
 
 from __future__ import annotations
