@@ -47,6 +47,7 @@ from sac.index.compaction import rewrite_collection, scrub_store, settle_collect
 from sac.index.documents import DocumentIndex
 from sac.index.store import Index, IndexInfo, list_indexes, write_lock
 from sac.ingest import catalog
+from sac.retrieval import options as method_options
 from sac.retrieval.methods import Method, parse_method
 from sac.summaries.log import summary_log_path
 from sac.types import Document
@@ -235,7 +236,7 @@ def _purge_index(wb: Workbench, info: IndexInfo, doc_ids: Sequence[str]) -> int:
             method = parse_method(info.method)
         except ConfigError:  # a name this version cannot read: its records are read as plain chunks
             method = Method(info.method, None)
-        lexical.for_method(index, wb.summary_store, method, rebuild=True)
+        method_options.prepare(lexical.for_method(index, wb.summary_store, method, rebuild=True))
     return removed
 
 

@@ -207,7 +207,7 @@ class Workbench:
                 continue
             if progress:
                 progress(f"BM25 and document index {method.index_name}", 0, 1)
-            lexical.for_method(index, self.summary_store, method)
+            method_options.prepare(lexical.for_method(index, self.summary_store, method))
             document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
             settled = self._settle(index)
             if settled:

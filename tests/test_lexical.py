@@ -310,3 +310,48 @@ def test_the_substring_index_finds_exactly_the_texts_that_hold_a_string(demo_dat
         assert index.holding(key) == want, key
         found += 0 < len(want) < len(texts)
     assert found > 300  # most keys are held by some texts and not others: the signatures had to tell them apart
+
+
+def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_them_back(routed_wb, nli, monkeypatch):
+    """``Workbench.build`` makes what ``+names`` reads of every document (the vocabulary, the squashed texts and their
+    substring signatures) and keeps it beside the lexical generation (sac.index.derived). A new process searches
+    from those files without reading a document's text, with the hits of making them anew; a damaged file is made
+    again, and a file that other code kept (another version) is never read, and goes when this code keeps its own."""
+    from sac.index import derived
+    from sac.index.lexical import LexicalIndex
+
+    method = parse_method("sac-generic+docs1+hybrid0.75+inner+names")
+    queries = [q.text for q in nli.queries]
+    index = routed_wb.index(CORPUS, method)
+    current = json.loads((lexical_dir(index) / "current.json").read_text())
+    kept = lexical_dir(index) / current["generation"] / "documents" / "derived"
+    files = {p.name.rsplit("-", 1)[0]: p for p in kept.iterdir()}
+    assert sorted(files) == ["names_vocabulary", "squashed_signatures", "squashed_texts"]
+
+    def search() -> list[list[str]]:
+        lexical.forget(index)  # a new process: nothing derived in memory
+        wb = Workbench(routed_wb.config, embedder=routed_wb.embedder)
+        return [[h.chunk.chunk_id for h in hits] for hits in wb.search(CORPUS, [method], queries, 8)[method.name]]
+
+    made = {name: path.read_bytes() for name, path in files.items()}
+    with monkeypatch.context() as m:
+        m.setattr(LexicalIndex, "document_texts", lambda self: pytest.fail("a document's text was read"))
+        from_files = search()
+    shutil.rmtree(kept)  # made again, as a search of an index built before this was kept does
+    assert search() == from_files
+    assert {p.name.rsplit("-", 1)[0]: p.read_bytes() for p in kept.iterdir()} == made  # the same bytes again
+
+    files["names_vocabulary"].write_bytes(made["names_vocabulary"][:1000])  # cut short: made again
+    np.save(kept / "spare.npy", np.zeros((2, 3), dtype=np.uint8))
+    (kept / "spare.npy").replace(files["squashed_signatures"])  # signatures that fit no text: made again
+    assert search() == from_files
+    assert files["names_vocabulary"].read_bytes() == made["names_vocabulary"]
+    assert files["squashed_signatures"].read_bytes() == made["squashed_signatures"]
+
+    version = files["squashed_texts"].name.rsplit("-", 1)[1]
+    other = kept / f"squashed_texts-{'0' * len(version)}"
+    other.write_text("\n".join("x" for _ in range(len(nli.documents))))  # another version's texts: never read
+    files["squashed_texts"].unlink()
+    assert search() == from_files and files["squashed_texts"].read_bytes() == made["squashed_texts"]
+    assert not other.exists()  # removed once this version's texts were kept again
+    assert derived.code_version(derived) != version != "0" * len(version)

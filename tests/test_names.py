@@ -47,6 +47,18 @@ def test_vocabulary_counts_forms_and_document_frequency(vocab):
     assert NameVocabulary.from_documents(docs).counts == vocab.counts
 
 
+def test_a_vocabulary_reads_back_from_json_as_it_was_made(vocab):
+    """The index keeps the vocabulary as JSON beside it (sac.index.derived): read back, it is the same vocabulary,
+    down to the order of its words, and it rewrites every question as the one it was made from."""
+    again = NameVocabulary.from_json(vocab.to_json())
+    assert again == vocab and list(again.pairs) == list(vocab.pairs) and list(again.forms) == list(vocab.forms)
+    for query in ["AMERICANPHYSICIANSCAPITALINC agency agreement", "SOCIÉTÉGÉNÉRALESA", "Consider ResConnect's NDA; X?"]:
+        assert rewrite_query(query, again) == rewrite_query(query, vocab)
+    for bad in ['{"counts": {}}', "[]", '{"counts": {}, "df": {}, "forms": {}, "total": 0, "n_docs": 0, "pairs": [1]}']:
+        with pytest.raises(ValueError, match="not a name vocabulary"):
+            NameVocabulary.from_json(bad)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [

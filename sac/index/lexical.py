@@ -22,7 +22,8 @@ indexes, the Chroma fingerprint and record count they were built from; a refresh
 then switches ``current.json`` atomically, so readers never see half an index. Each generation keeps every row's
 token ids and a signature of its inputs (document, summary and section-line hashes), so a refresh tokenises only
 the rows of documents that changed; bm25s has no incremental add, so the score matrix itself is rebuilt from the
-cached tokens (vectorised numpy; bench/README.md gives the times).
+cached tokens (vectorised numpy; bench/README.md gives the times). What ``+names`` derives from the documents'
+texts is kept in the generation's ``documents/derived/`` (sac.index.derived); ``Workbench.build`` makes it.
 
 Fresh means: the same Chroma fingerprint, or both empty and the same record count (``is_mirror``).
 ``Workbench.build`` refreshes after each sync; a search refreshes first when it finds the index stale (an index
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sac.chunking.context import context_lines, read_text
+from sac.index.derived import Keep, kept
 from sac.index.records import row_bounds
 from sac.index.store import Index, embedding_text, summary_hash
 from sac.types import Chunk, Span
@@ -215,6 +217,7 @@ class LexicalIndex:
     fingerprint: str = ""
     count: int = 0  # Chroma records the generation was built from
     texts: list[str] | None = None  # documents: each one's text (rebuilt from its chunks)
+    folder: Path | None = None  # the generation's folder it was loaded from, where derived data are kept
     cache: dict[str, Any] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -227,11 +230,12 @@ class LexicalIndex:
             raise ValueError(f"The {self.kind} lexical index keeps no document texts")
         return self.texts
 
-    def derived(self, key: str, make: Callable[[], Any]) -> Any:
-        """``make()`` once per loaded generation and key (the +names vocabulary, squashed texts, ...)."""
+    def derived(self, key: str, make: Callable[[], Any], keep: Keep | None = None) -> Any:
+        """``make()`` once per loaded generation and key (the +names vocabulary, squashed texts, ...); with
+        ``keep``, once per generation: kept on disk beside it for every later process (sac.index.derived)."""
         with self.lock:
             if key not in self.cache:
-                self.cache[key] = make()
+                self.cache[key] = kept(self.folder, key, make, keep) if keep else make()
             return self.cache[key]
 
     def scores(self, query: str) -> np.ndarray:
@@ -275,7 +279,7 @@ class LexicalIndex:
         # Read now, not on first use: a later refresh by another process may remove this generation's folder.
         texts = json.loads((folder / "texts.json").read_text(encoding="utf-8")) if rows["kind"] == "documents" else None
         return cls(rows["kind"], rows["ids"], rows["doc_ids"], rows["signatures"], Lexicon.load(folder),
-                   fingerprint, count, texts=texts)
+                   fingerprint, count, texts=texts, folder=folder)
 
 
 def lexical_dir(index: Index) -> Path:

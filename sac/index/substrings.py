@@ -6,8 +6,10 @@ text gets a fixed-size signature: one bit per 4-byte piece (UTF-8) it holds, has
 string's candidates are the texts whose signature has the bit of every piece of the string; two pieces can share
 a bit, so that is a superset of the answer, and only the candidates are read. The answer is exact.
 
-    SubstringIndex(texts)         signatures of the texts (``BITS`` / 8 bytes each)
-    .holding(key) -> [i, ...]     the indexes of the texts that hold ``key``, ascending
+    SubstringIndex(texts)                 signatures of the texts (``BITS`` / 8 bytes each)
+    SubstringIndex(texts, signatures)     the same from ``signatures_of(texts)`` made before (kept on disk:
+                                          sac.index.derived)
+    .holding(key) -> [i, ...]             the indexes of the texts that hold ``key``, ascending
 """
 
 from __future__ import annotations
@@ -30,15 +32,24 @@ def _pieces(text: str) -> np.ndarray:
     return np.unique((codes * np.uint32(2654435761)) >> np.uint32(32 - LOG_BITS))
 
 
+def signatures_of(texts: Sequence[str]) -> np.ndarray:
+    """One row of ``BITS`` / 8 bytes per text: the bits of its pieces (``np.packbits`` order)."""
+    signatures = np.zeros((len(texts), BITS // 8), dtype=np.uint8)
+    flags = np.zeros(BITS, dtype=bool)
+    for row, text in enumerate(texts):
+        flags[:] = False
+        flags[_pieces(text)] = True
+        signatures[row] = np.packbits(flags)
+    return signatures
+
+
 class SubstringIndex:
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.texts = list(texts)
-        self.signatures = np.zeros((len(self.texts), BITS // 8), dtype=np.uint8)
-        flags = np.zeros(BITS, dtype=bool)
-        for row, text in enumerate(self.texts):
-            flags[:] = False
-            flags[_pieces(text)] = True
-            self.signatures[row] = np.packbits(flags)
+    def __init__(self, texts: Sequence[str], signatures: np.ndarray | None = None) -> None:
+        self.texts = texts
+        self.signatures = signatures_of(texts) if signatures is None else signatures
+        if self.signatures.shape != (len(texts), BITS // 8):
+            raise ValueError(f"signatures of shape {self.signatures.shape} for {len(texts)} texts: want "
+                             f"{(len(texts), BITS // 8)}")
 
     def holding(self, key: str) -> list[int]:
         """The indexes of the texts that hold ``key`` (every text is a candidate for a key under 4 bytes)."""
@@ -48,4 +59,5 @@ class SubstringIndex:
             rows = np.flatnonzero(np.all(self.signatures[:, bits >> 3] & masks, axis=1))
         else:
             rows = np.arange(len(self.texts))
-        return [int(r) for r in rows if key in self.texts[r]]
+        return [r for r in map(int, rows) if key in self.texts[r]]
+

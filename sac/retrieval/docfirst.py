@@ -48,13 +48,16 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from sac.index import substrings
+from sac.index.derived import Keep, code_version
 from sac.index.documents import DocumentIndex
 from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.store import Index
-from sac.index.substrings import SubstringIndex
+from sac.index.substrings import SubstringIndex, signatures_of
 from sac.retrieval import names
 from sac.retrieval.hybrid import minmax
 
@@ -222,8 +225,7 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     whole = [names.squash(title)] if len(title.split()) > 1 else []
     keys = whole + names.squashed_names(query)
     if keys:
-        texts = documents.derived("squashed_texts", lambda: SubstringIndex([names.squash(t)
-                                                                           for t in documents.document_texts()]))
+        texts = squashed_texts(documents)
         for key in keys:  # the fullest form first: the title, then "bellringbrandsinc" before "bellringbrands"
             hits = frozenset(documents.ids[i] for i in texts.holding(key))
             if 0 < len(hits) <= MAX_NAMED_DOCS:
@@ -244,6 +246,34 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     if len(named) > MAX_NAMED_DOCS:
         return Naming(frozenset(), "")
     return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
+
+
+_SQUASH_VERSION = code_version(names, substrings)
+
+
+def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
+    """The documents' squashed texts (one line each: a squashed text has no line break) and their substring
+    signatures, as ``naming`` reads them: made once per index generation and kept beside it (sac.index.derived)."""
+    rows = len(documents)
+
+    def fitting(got: Any, what: str, shape: tuple[int, ...]) -> Any:
+        found = (len(got),) if isinstance(got, list) else got.shape
+        if found != shape:
+            raise ValueError(f"kept {what} of shape {found} for {rows} documents")
+        return got
+
+    def make() -> SubstringIndex:
+        texts = documents.derived(
+            "squashed_texts", lambda: [names.squash(t) for t in documents.document_texts()],
+            Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")),
+                 read=lambda path: fitting(path.read_text(encoding="utf-8").split("\n") if rows else [],
+                                           "squashed texts", (rows,))))
+        signatures = documents.derived(
+            "squashed_signatures", lambda: signatures_of(texts),
+            Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures),
+                 read=lambda path: fitting(np.load(path), "signatures", (rows, substrings.BITS // 8))))
+        return SubstringIndex(texts, signatures)
+    return documents.derived("substrings", make)
 
 
 def title_words(query: str) -> list[str]:

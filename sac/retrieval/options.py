@@ -21,6 +21,7 @@ import numpy as np
 from sac.chunking.context import context_lines
 from sac.chunking.merge import merge_small_chunks
 from sac.index import documents, lexical, snapshot
+from sac.index.derived import Keep, code_version
 from sac.retrieval import docfirst, hybrid, names
 from sac.retrieval import rerank as reranking
 from sac.retrieval.methods import Method
@@ -47,12 +48,30 @@ def index_inputs(
     return chunks, prefixes
 
 
+_VOCABULARY = Keep(code_version(names), write=lambda vocab, out: out.write(vocab.to_json().encode("utf-8")),
+                   read=lambda path: names.NameVocabulary.from_json(path.read_text(encoding="utf-8")))
+
+
+def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
+    """The corpus words ``+names`` spells squashed names with, from the documents' text; made once per index
+    generation and kept beside it (sac.index.derived)."""
+    return documents.derived("names_vocabulary", lambda: names.NameVocabulary.from_texts(documents.document_texts()),
+                             _VOCABULARY)
+
+
+def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
+    """Make and keep what the first ``+names`` question of a new index generation would otherwise wait for (the
+    vocabulary, the substring signatures): ``Workbench.build`` calls it after the lexical refresh."""
+    name_vocabulary(lexicons["documents"])
+    docfirst.squashed_texts(lexicons["documents"])
+
+
 def _rewrite_names(
     wb: Any, documents: lexical.LexicalIndex, queries: Sequence[str], vectors: np.ndarray,
 ) -> tuple[list[str], np.ndarray]:
     """Queries with company names written as the corpus writes them; changed ones are embedded again. The
     corpus is the documents' text as the lexical ``documents`` index keeps it (no chunk record is read)."""
-    vocab = documents.derived("names_vocabulary", lambda: names.NameVocabulary.from_texts(documents.document_texts()))
+    vocab = name_vocabulary(documents)
     rewritten = [names.rewrite_query(q, vocab) for q in queries]
     changed = [i for i, (a, b) in enumerate(zip(queries, rewritten)) if a != b]
     if not changed:

@@ -1,0 +1,70 @@
+"""Data derived from a lexical generation, kept on disk beside it, so that a new process reads it instead of
+making it again (the ``+names`` vocabulary, squashed texts and substring signatures: about 3 s on 495 CUAD
+contracts, growing with the corpus, before the first routed question of every process).
+
+A generation never changes once written (sac.index.lexical), so what is derived from it goes stale only when the
+code that derives it changes. Each kept file is named by its key and ``Keep.version``, a hash of that code's
+source files (``code_version``): a file written by other code is never read, and is removed when this code keeps
+its own. Keeping is best effort: when the generation's folder has gone (a later refresh by another process
+removed it), the workspace cannot be written, or a file cannot be read back, the data are made in memory as they
+would be without it.
+
+    kept(folder, key, make, keep)   the kept data, else ``make()``, written beside the generation for next time
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import IO, Any
+
+
+@dataclass(frozen=True)
+class Keep:
+    """How one kind of derived data is kept: ``write(value, binary file)``, ``read(path) -> value`` (raising
+    ``ValueError`` on a file it cannot use), and the version of the code that makes it."""
+
+    version: str
+    write: Callable[[Any, IO[bytes]], object]
+    read: Callable[[Path], Any]
+
+
+def code_version(*modules: ModuleType) -> str:
+    """A short hash of the modules' source files: it changes whenever the code that derives the data does."""
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def kept(folder: Path | None, key: str, make: Callable[[], Any], keep: Keep) -> Any:
+    """``key``'s data for the generation in ``folder``: read from ``folder/derived`` when a file of this code
+    version is there, else made and written there (module docstring). Without a folder, just ``make()``."""
+    if folder is None:
+        return make()
+    path = folder / "derived" / f"{key}-{keep.version}"
+    try:
+        return keep.read(path)
+    except (OSError, ValueError, EOFError):  # not kept yet, or a file this code cannot use: made again below
+        pass
+    value = make()
+    try:
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                keep.write(value, handle)
+            os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        for stale in path.parent.glob(f"{key}-*"):  # what older code kept: it will not be read again
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except OSError:  # the generation was removed, or the workspace is read-only: kept in memory only
+        pass
+    return value
