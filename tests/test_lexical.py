@@ -213,6 +213,10 @@ def test_document_collection_mirrors_the_summaries_through_edits_and_removals(wo
     assert not DocumentIndex(index).is_fresh()
     document_index(index, wb.summary_store, strategy="generic", embedder=memo)  # what a search does first
     check(docs[1:])
+    DocumentIndex(index).drop()  # gone (another process dropped it): reading whether it is fresh creates nothing
+    assert not DocumentIndex(index).is_fresh() and not DocumentIndex(index).exists()
+    document_index(index, wb.summary_store, strategy="generic", embedder=memo)
+    check(docs[1:])
     assert lexical_dir(index).is_dir()
     index.drop()  # the chunk collection, its document collection and its lexical indexes
     names = [c if isinstance(c, str) else c.name for c in wb.client.list_collections()]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from sac.index.lexical import is_mirror, summary_of
-from sac.index.store import ADD_BATCH, Index, summary_hash
+from sac.index.store import ADD_BATCH, Index, is_missing, summary_hash
 from sac.workspace import file_lock
 
 PREFIX = "sacdoc_"
@@ -53,12 +53,19 @@ class DocumentIndex:
         return self._collection
 
     def _state(self) -> dict[str, Any]:
+        """The collection's metadata as the store holds it now (another process may have written it); empty when
+        there is no collection yet. Keeps the handle it read it through for the searches that follow."""
         with self.index.chroma("reading the document collection's metadata"):
-            return dict(self.index.client.get_collection(self.name, embedding_function=None).metadata or {})
+            try:
+                self._collection = self.index.client.get_collection(self.name, embedding_function=None)
+            except Exception as err:  # noqa: BLE001 - chromadb's error for a missing collection varies by version
+                if is_missing(err):
+                    return {}
+                raise
+            return dict(self._collection.metadata or {})
 
     def is_fresh(self) -> bool:
         """Whether it mirrors the chunk collection's records as they are now (``sac.index.lexical.is_mirror``)."""
-        self._open()
         state = self._state()
         return bool(state.get("sac_complete")) and is_mirror(
             {"fingerprint": state.get("sac_fingerprint"), "count": state.get("sac_count", -1)}, self.index)
@@ -121,7 +128,7 @@ class DocumentIndex:
         return {d: 1.0 - float(dist) for d, dist in zip(got["ids"][0], (got["distances"] or [[]])[0])}
 
     def exists(self) -> bool:
-        """Whether the collection is in the store (``is_fresh`` and ``refresh`` create it)."""
+        """Whether the collection is in the store (``refresh`` creates it)."""
         with self.index.chroma(f"looking for collection {self.name}"):
             return any((c if isinstance(c, str) else c.name) == self.name for c in self.index.client.list_collections())
 

@@ -123,6 +123,11 @@ MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
 TIE_MARGIN = 8
 
 
+def is_missing(err: Exception) -> bool:
+    """Whether a chromadb error says the collection asked for does not exist."""
+    return "does not exist" in str(err) or type(err).__name__ == "NotFoundError"
+
+
 class Index:
     """One chromadb collection for one (corpus, method, embedder, chunking)."""
 
@@ -179,7 +184,7 @@ class Index:
             else:
                 self._collection = self._client.get_collection(name, embedding_function=None)
         except Exception as err:  # noqa: BLE001
-            if not create and ("does not exist" in str(err) or type(err).__name__ == "NotFoundError"):
+            if not create and is_missing(err):
                 raise IndexNotBuiltError(
                     f"No index for corpus {self.key.corpus!r}, method {self.key.method!r}, embedder "
                     f"{self.key.embedder!r}, chunking {self.key.chunking}: build it first (`python -m sac ingest`)."
