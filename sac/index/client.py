@@ -12,6 +12,11 @@ from sac.workspace import file_lock
 _persistent_client_lock = threading.Lock()
 
 
+def is_missing(err: Exception) -> bool:
+    """Whether a chromadb error says the collection asked for does not exist (its type varies by version)."""
+    return "does not exist" in str(err) or type(err).__name__ == "NotFoundError"
+
+
 def make_client(config: SacConfig) -> Any:
     """``HttpClient`` when ``config.chroma_url`` is set, else ``PersistentClient`` under the workspace."""
     import chromadb

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from sac.index.client import is_missing
 from sac.index.lexical import is_mirror, summary_of
-from sac.index.store import ADD_BATCH, Index, is_missing, summary_hash
+from sac.index.store import ADD_BATCH, Index, summary_hash
 from sac.workspace import file_lock
 
 PREFIX = "sacdoc_"

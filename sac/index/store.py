@@ -22,7 +22,7 @@ import numpy as np
 
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
-from sac.index.client import describe_store
+from sac.index.client import describe_store, is_missing
 from sac.index.records import (  # noqa: F401 - re-exported: the index's record format
     _fingerprint,
     _same_inputs,
@@ -121,11 +121,6 @@ MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
 # vector store breaks either way from one run (or one order of insertion) to the next. A search reads this many
 # results beyond k and orders ties by document id and offset, so the same question gets the same hits.
 TIE_MARGIN = 8
-
-
-def is_missing(err: Exception) -> bool:
-    """Whether a chromadb error says the collection asked for does not exist."""
-    return "does not exist" in str(err) or type(err).__name__ == "NotFoundError"
 
 
 class Index:
