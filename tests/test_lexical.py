@@ -359,3 +359,8 @@ def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_t
     assert search() == from_files and files["squashed_texts"].read_bytes() == made["squashed_texts"]
     assert not other.exists()  # removed once this version's texts were kept again
     assert derived.code_version(derived) != version != "0" * len(version)
+
+    import types  # code whose source cannot be read keeps nothing: it could not tell its own files from others'
+    frozen = derived.Keep(derived.code_version(types.ModuleType("frozen")), write=pytest.fail, read=pytest.fail)
+    assert frozen.version == "" and derived.kept(kept, "frozen", lambda: 7, frozen) == 7
+    assert not list(kept.glob("frozen*"))

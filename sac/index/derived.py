@@ -35,17 +35,21 @@ class Keep:
 
 
 def code_version(*modules: ModuleType) -> str:
-    """A short hash of the modules' source files: it changes whenever the code that derives the data does."""
+    """A short hash of the modules' source files: it changes whenever the code that derives the data does. Empty
+    when a source file cannot be read (a frozen install): then nothing is kept."""
     digest = hashlib.sha256()
     for module in modules:
-        digest.update(Path(str(module.__file__)).read_bytes())
+        try:
+            digest.update(Path(str(getattr(module, "__file__", None))).read_bytes())
+        except OSError:
+            return ""
     return digest.hexdigest()[:16]
 
 
 def kept(folder: Path | None, key: str, make: Callable[[], Any], keep: Keep) -> Any:
     """``key``'s data for the generation in ``folder``: read from ``folder/derived`` when a file of this code
-    version is there, else made and written there (module docstring). Without a folder, just ``make()``."""
-    if folder is None:
+    version is there, else made and written there (module docstring). Without a folder or a version, ``make()``."""
+    if folder is None or not keep.version:
         return make()
     path = folder / "derived" / f"{key}-{keep.version}"
     try:
