@@ -60,4 +60,3 @@ class SubstringIndex:
         else:
             rows = np.arange(len(self.texts))
         return [r for r in map(int, rows) if key in self.texts[r]]
-

@@ -45,10 +45,11 @@ documents hold fewer than k chunks, fewer than k hits come back.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 
@@ -248,7 +249,7 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
 
 
-_SQUASH_VERSION = code_version(names, substrings)
+_SQUASH_VERSION = code_version(names, substrings, sys.modules[__name__])  # what squashes, signs and writes them
 
 
 def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
@@ -256,22 +257,25 @@ def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
     signatures, as ``naming`` reads them: made once per index generation and kept beside it (sac.index.derived)."""
     rows = len(documents)
 
-    def fitting(got: Any, what: str, shape: tuple[int, ...]) -> Any:
-        found = (len(got),) if isinstance(got, list) else got.shape
-        if found != shape:
-            raise ValueError(f"kept {what} of shape {found} for {rows} documents")
-        return got
+    def read_texts(path: Path) -> list[str]:
+        texts = path.read_text(encoding="utf-8").split("\n") if rows else []
+        if len(texts) != rows:
+            raise ValueError(f"{len(texts)} kept squashed texts for {rows} documents")
+        return texts
+
+    def read_signatures(path: Path) -> np.ndarray:
+        signatures = np.load(path)
+        if signatures.shape != (rows, substrings.BITS // 8):
+            raise ValueError(f"kept signatures of shape {signatures.shape} for {rows} documents")
+        return signatures
 
     def make() -> SubstringIndex:
         texts = documents.derived(
             "squashed_texts", lambda: [names.squash(t) for t in documents.document_texts()],
-            Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")),
-                 read=lambda path: fitting(path.read_text(encoding="utf-8").split("\n") if rows else [],
-                                           "squashed texts", (rows,))))
+            Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read_texts))
         signatures = documents.derived(
             "squashed_signatures", lambda: signatures_of(texts),
-            Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures),
-                 read=lambda path: fitting(np.load(path), "signatures", (rows, substrings.BITS // 8))))
+            Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
         return SubstringIndex(texts, signatures)
     return documents.derived("substrings", make)
 

@@ -12,6 +12,7 @@ A method without search options is the plain dense top-k of its index.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,7 @@ def index_inputs(
     return chunks, prefixes
 
 
-_VOCABULARY = Keep(code_version(names), write=lambda vocab, out: out.write(vocab.to_json().encode("utf-8")),
+_VOCABULARY = Keep(code_version(names, sys.modules[__name__]), write=lambda vocab, out: out.write(vocab.to_json().encode("utf-8")),
                    read=lambda path: names.NameVocabulary.from_json(path.read_text(encoding="utf-8")))
 
 
@@ -61,7 +62,8 @@ def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
 
 def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
     """Make and keep what the first ``+names`` question of a new index generation would otherwise wait for (the
-    vocabulary, the substring signatures): ``Workbench.build`` calls it after the lexical refresh."""
+    vocabulary, the squashed texts and their signatures): ``Workbench.build`` and a removal call it after the
+    lexical refresh."""
     name_vocabulary(lexicons["documents"])
     docfirst.squashed_texts(lexicons["documents"])
 
