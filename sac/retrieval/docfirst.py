@@ -254,7 +254,12 @@ _SQUASH_VERSION = code_version(names, substrings, sys.modules[__name__])  # what
 
 def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
     """The documents' squashed texts (one line each: a squashed text has no line break) and their substring
-    signatures, as ``naming`` reads them: made once per index generation and kept beside it (sac.index.derived)."""
+    signatures, as ``naming`` reads them: made once per index generation and kept beside it (sac.index.derived).
+    Asked once per question, so past the first it is one look-up."""
+    return documents.derived("substrings", lambda: _substring_index(documents))
+
+
+def _substring_index(documents: LexicalIndex) -> SubstringIndex:
     rows = len(documents)
 
     def read_texts(path: Path) -> list[str]:
@@ -269,15 +274,13 @@ def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
             raise ValueError(f"kept signatures of shape {signatures.shape} for {rows} documents")
         return signatures
 
-    def make() -> SubstringIndex:
-        texts = documents.derived(
-            "squashed_texts", lambda: [names.squash(t) for t in documents.document_texts()],
-            Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read_texts))
-        signatures = documents.derived(
-            "squashed_signatures", lambda: signatures_of(texts),
-            Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
-        return SubstringIndex(texts, signatures)
-    return documents.derived("substrings", make)
+    texts = documents.derived(
+        "squashed_texts", lambda: [names.squash(t) for t in documents.document_texts()],
+        Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read_texts))
+    signatures = documents.derived(
+        "squashed_signatures", lambda: signatures_of(texts),
+        Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
+    return SubstringIndex(texts, signatures)
 
 
 def title_words(query: str) -> list[str]:
