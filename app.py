@@ -16,7 +16,7 @@ from sac.summaries.sets import import_summary_sets
 app_cache.page_setup(None, "⚖️")
 
 DEMO_CHOICES = {
-    "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (about 40 s on 2 cores)",
+    "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (seconds: their vectors ship with the demo)",
     "both": "ContractNLI and CUAD: 5 NDAs + 29 commercial contracts, 246 questions (about 10 minutes on 2 cores)",
 }
 

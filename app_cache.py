@@ -103,6 +103,7 @@ class LazyEmbedder:
     def __init__(self, cfg: SacConfig, name: str) -> None:
         self._cfg = cfg
         self.name = name
+        self.configured = cfg.embedder  # the model it loads, as configured: Workbench.use_shipped_vectors checks it
         self._model: Any = None
         self._loading = threading.Lock()
 
@@ -146,10 +147,13 @@ def _client(_cfg: SacConfig, workspace: str, chroma_url: str | None) -> Any:
 def _workbench(_cfg: SacConfig, key: str) -> Workbench:
     # Every matter shares the deployment's embedding model (and its ONNX export under the root workspace).
     shared = dataclasses.replace(_cfg, workspace=root_config().workspace, chroma_database=None)
-    return Workbench(
+    wb = Workbench(
         _cfg, embedder=LazyEmbedder(shared, embedder_name(_cfg.embedder)),
         client=_client(_cfg, str(_cfg.workspace), _cfg.chroma_url),
     )
+    # The demo's vectors, where this model made them: loading the demo (or finishing it on Corpus) copies them.
+    wb.use_shipped_vectors(catalog.DEMO_DIR)
+    return wb
 
 
 def workbench(cfg: SacConfig | None = None) -> Workbench:

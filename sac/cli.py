@@ -254,6 +254,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_vectors(args: argparse.Namespace) -> int:
+    from sac.embedding.seeds import record_vectors
+
+    names = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
+    started = time.perf_counter()
+    path, rows = record_vectors(_config(args), Path(args.benchmark), names, parse_methods(args.methods),
+                                progress=_Progress(not args.quiet))
+    print(f"{path}: {rows:,} vectors in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
 def _print_shard(wb: Any, corpus: str, documents: Sequence[Document], methods: Sequence[Method],
                  reports: dict[str, Any], shard: Shard) -> None:
     """What one shard did to each index, and whether the index is complete now."""
@@ -438,6 +449,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="index only shard I of N (1-based; a document's shard is a hash of its id), so N processes "
                    "on N machines fill one Chroma server (--chroma-url); the index is complete when all N are")
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "vectors", parents=[common, source], help="record the vectors of a benchmark's texts, to ship with it",
+        description="Build the methods' indexes of the benchmark's datasets in a temporary workspace with the packaged "
+        "model, and write every text embedded, with its vector, to BENCHMARK/vectors/<model>.npz. A workbench told to "
+        "use them (the app's, for the demo) copies those vectors for the texts they hold instead of embedding them "
+        "again; any other text is embedded as before.",
+    )
+    p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
+    p.set_defaults(func=cmd_vectors)
 
     p = sub.add_parser(
         "summarize", parents=[common, source], help="generate summaries for one or more strategies",

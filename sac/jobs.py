@@ -202,13 +202,16 @@ class BuildJob:
                     share.total, share.done, share.finished = share.done, share.done, True
             for name, r in reports.items():
                 self._reports.append({"corpus": step.corpus, "method": name, "chunks embedded": r.embedded,
-                                      "copied from another index": r.copied, "already indexed": r.kept,
+                                      "copied from another index": r.copied, "copied from shipped vectors": r.shipped,
+                                      "already indexed": r.kept,
                                       "removed": r.deleted, "documents changed": r.documents_changed})
             added = sum(r.embedded for r in reports.values())
             kept = sum(r.kept for r in reports.values())
+            shipped = sum(r.shipped for r in reports.values())
+            copied = f", {shipped:,} copied from the shipped vectors" if shipped else ""
             n = len(step.documents)
             self._messages.append(("info", f"{step.label or step.corpus}: {counted(n, 'document')} indexed "
-                                           f"for {', '.join(reports)}: {added:,} chunks embedded, {kept:,} already indexed."))
+                                           f"for {', '.join(reports)}: {added:,} chunks embedded{copied}, {kept:,} already indexed."))
             self._generation += 1
         self.on_change()
 

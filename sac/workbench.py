@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from sac.audit import AuditLog
 from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.embedding.models import embedder_name, make_embedder
+from sac.embedding.seeds import SeededEmbedder, VectorSeed, benchmark_seed
 from sac.errors import SummarizerError
 from sac.index import lexical, snapshot
 from sac.index.client import make_client, release_store
@@ -47,12 +49,16 @@ class Workbench:
         self.audit = AuditLog(self.workspace.root)
         self.summary_store = SummaryStore(self.workspace.summaries_dir, audit=self.audit)
         self._embedder = embedder
+        # The configured embedder whose model the workbench runs: config.embedder's, or what a caller's own embedder
+        # says it loads (``configured``, as the app's lazy one does); None for any other, which ships no vectors.
+        self._runs_configured: str | None = config.embedder if embedder is None else getattr(embedder, "configured", None)
         # The embedder's part of every index key, decided once here: building and searching read this
         # attribute, never the name a model reports after loading. A caller's own embedder names its indexes.
         self.embedder_name: str = str(embedder.name) if embedder is not None else embedder_name(config.embedder)
         self._client = client
         self._lock = threading.Lock()
         self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
+        self._seeds: dict[Path, VectorSeed] = {}
 
     @property
     def embedder(self) -> Any:
@@ -60,6 +66,23 @@ class Workbench:
             if self._embedder is None:
                 self._embedder = make_embedder(self.config)
             return self._embedder
+
+    def use_shipped_vectors(self, folder: Path) -> bool:
+        """Let builds copy the vectors a benchmark folder ships (``sac.embedding.seeds``) for the texts they hold,
+        where they were made with this workbench's model; True if the folder has such vectors."""
+        key = folder.resolve()
+        if key not in self._seeds and self._runs_configured:
+            seed = benchmark_seed(folder, self._runs_configured)
+            if seed is not None:
+                self._seeds[key] = seed
+        return key in self._seeds
+
+    def _build_embedder(self) -> Any:
+        """What a build embeds with: the shipped vectors first where there are any, the model (loaded only when a
+        text misses them) for the rest."""
+        if not self._seeds:
+            return self.embedder
+        return SeededEmbedder(list(self._seeds.values()), lambda: self.embedder, self.embedder_name)
 
     @property
     def client(self) -> Any:
@@ -177,6 +200,7 @@ class Workbench:
             if progress and (i % 50 == 0 or i == len(documents)):
                 progress("chunking", i, len(documents))
         reports: dict[str, SyncReport] = {}
+        embedder = self._build_embedder()
         for method in methods:
             if method.index_name in reports:
                 continue
@@ -187,17 +211,21 @@ class Workbench:
             step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
             method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
-            if not index.exists():
+            if not index.exists() and not self._seeds:
                 self._check_embedder()
+            shipped_before = getattr(embedder, "shipped", 0)
             if shard is None:
                 reports[method.index_name] = index.sync(
-                    method_chunks, doc_hashes, summary_text, self.embedder, prefixes=prefixes, progress=step,
+                    method_chunks, doc_hashes, summary_text, embedder, prefixes=prefixes, progress=step,
                 )
             else:
                 reports[method.index_name] = sync_shard(
-                    index, method_chunks, doc_hashes, summary_text, self.embedder, shard=shard, prefixes=prefixes,
+                    index, method_chunks, doc_hashes, summary_text, embedder, shard=shard, prefixes=prefixes,
                     progress=step,
                 )
+            shipped = getattr(embedder, "shipped", 0) - shipped_before
+            if shipped:
+                reports[method.index_name] = dataclasses.replace(reports[method.index_name], shipped=shipped)
             if reports[method.index_name].added or reports[method.index_name].deleted:
                 snapshot.forget(self.client, index.key.collection_name)
             # BM25 (+hybrid, +docs) and the document collection (+docs) follow the records now, so the first such
@@ -208,7 +236,7 @@ class Workbench:
             if progress:
                 progress(f"BM25 and document index {method.index_name}", 0, 1)
             method_options.prepare(lexical.for_method(index, self.summary_store, method))
-            document_index(index, self.summary_store, strategy=method.strategy, embedder=self.embedder)
+            document_index(index, self.summary_store, strategy=method.strategy, embedder=embedder)
             settled = self._settle(index)
             if settled:
                 reports[method.index_name] = dataclasses.replace(reports[method.index_name], settled=settled)

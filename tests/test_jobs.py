@@ -46,6 +46,8 @@ def gated(memo, monkeypatch):
 
     embedder = GatedEmbedder(memo)
     monkeypatch.setattr(app_cache, "make_embedder", lambda cfg: embedder)
+    # The demo's shipped vectors would build it without a wait: here every text goes to the gated model.
+    monkeypatch.setattr("sac.workbench.benchmark_seed", lambda folder, configured: None)
     app_cache._load_embedder.clear()
     yield embedder
     embedder.gate.set()

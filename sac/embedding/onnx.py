@@ -68,9 +68,10 @@ def packaged_model_path() -> Path:
     return Path(get_model_path())
 
 
-def model_fingerprint(model_path: Path) -> str:
-    """sha256 (first 16 hex digits) of every file that shapes the vectors, plus the export recipe."""
-    digest = hashlib.sha256(EXPORT_RECIPE.encode())
+def model_fingerprint(model_path: Path, recipe: str = EXPORT_RECIPE) -> str:
+    """sha256 (first 16 hex digits) of every file that shapes the vectors, plus ``recipe`` (the export recipe;
+    empty for the model's own vectors, as ``sac.embedding.seeds`` checks them)."""
+    digest = hashlib.sha256(recipe.encode())
     files = sorted(p for p in model_path.rglob("*") if p.is_file() and p.name not in _NOT_HASHED)
     for path in files:
         digest.update(path.relative_to(model_path).as_posix().encode() + b"\0")

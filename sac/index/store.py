@@ -23,13 +23,7 @@ import numpy as np
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
 from sac.index.client import describe_store, is_missing
-from sac.index.records import (  # noqa: F401 - re-exported: the index's record format
-    _fingerprint,
-    _same_inputs,
-    _wanted_records,
-    embedding_text,
-    summary_hash,
-)
+from sac.index.records import _fingerprint, _same_inputs, _wanted_records, embedding_text, summary_hash  # noqa: F401 - re-exported
 from sac.types import Chunk, Hit, Span
 from sac.workspace import file_lock
 
@@ -93,13 +87,14 @@ class SyncReport:
     documents_changed: int
     copied: int = 0  # of ``added``: vectors taken from another index that embedded the same text
     settled: int = 0  # records written back unchanged to flush the graphs whole (``Workbench._settle``)
+    shipped: int = 0  # of ``added``: vectors the benchmark ships for the same text (``sac.embedding.seeds``)
 
     @property
     def embedded(self) -> int:  # chunks that went through the embedder
-        return self.added - self.copied
+        return self.added - self.copied - self.shipped
 
     def describe(self) -> str:
-        copied = f", {self.copied} copied from another index" if self.copied else ""
+        copied = "".join(f", {n} copied from {of}" for n, of in ((self.copied, "another index"), (self.shipped, "shipped vectors")) if n)
         return f"{self.embedded} chunk{'s' * (self.embedded != 1)} embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
 
 

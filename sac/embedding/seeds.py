@@ -1,0 +1,235 @@
+"""Vectors shipped with a benchmark: a build copies them instead of running the model on the same texts.
+
+A benchmark folder may hold ``vectors/<embedder index name>.npz``: the packaged model's vectors of the texts its
+build embeds (every method's chunk texts with their summaries, and the document collection's texts), as
+``python -m sac vectors`` recorded them. The bundled demo ships them for its ContractNLI NDAs, and the app's
+workbench uses them (``Workbench.use_shipped_vectors``), so loading the demo copies 760 vectors rather than
+spending half a minute embedding them. The command line and the library embed unless told to use them.
+
+A seed answers only for
+
+- the exact text: rows are keyed by the sha256 of the text's UTF-8, so any change to a chunk, a summary or a
+  context line is a text the seed does not hold, and it goes to the model;
+- the model it was made with: the file names the embedder's index name and a fingerprint of the packaged model's
+  files, and it is used only when the configured embedder is that packaged model (``minilm`` or ``minilm-onnx``,
+  which give the same vectors) with the same files.
+
+Everything else is embedded as before, by a model loaded only when a text misses (``SeededEmbedder``). A seed that
+cannot be read (missing, damaged, another format) or was made with another model is not used: the build embeds.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sac.embedding.models import embedder_name
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+# The configured embedders that run the packaged model at full precision: the same vectors, one index name.
+PACKAGED = ("minilm", "minilm-onnx")
+
+
+def text_digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+@functools.cache
+def _packaged_fingerprint() -> str:
+    from sac.embedding.onnx import model_fingerprint, packaged_model_path
+
+    return model_fingerprint(packaged_model_path(), recipe="")
+
+
+def model_identity(configured: str) -> str | None:
+    """The fingerprint a seed must carry to be used with the configured embedder; None where no seed applies."""
+    return _packaged_fingerprint() if configured.strip() in PACKAGED else None
+
+
+@dataclass(frozen=True)
+class VectorSeed:
+    """Vectors by text digest, made with one model (``embedder``: the index name; ``model``: its fingerprint)."""
+
+    embedder: str
+    model: str
+    digests: np.ndarray  # (n, 32) uint8
+    vectors: np.ndarray  # (n, dim) float32
+
+    @functools.cached_property
+    def rows(self) -> dict[bytes, int]:
+        return {bytes(d): i for i, d in enumerate(self.digests)}
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def get(self, text: str) -> np.ndarray | None:
+        row = self.rows.get(text_digest(text))
+        return None if row is None else self.vectors[row]
+
+
+def seed_path(folder: Path, name: str) -> Path:
+    return folder / "vectors" / f"{name}.npz"
+
+
+def read_seed(path: Path) -> VectorSeed:
+    """Read a seed file; ValueError says what is wrong with one that cannot be used as it is."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            digests = np.asarray(data["digests"], dtype=np.uint8)
+            vectors = np.asarray(data["vectors"], dtype=np.float32)
+    except Exception as err:  # noqa: BLE001 - numpy, zipfile and json each raise their own errors for a damaged file
+        raise ValueError(f"cannot read {path}: {type(err).__name__}: {err}") from None
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{path} has format {meta.get('format')!r}, expected {FORMAT}")
+    if digests.ndim != 2 or digests.shape[1] != 32 or vectors.ndim != 2 or len(vectors) != len(digests):
+        raise ValueError(f"{path} holds {digests.shape} digests for {vectors.shape} vectors")
+    return VectorSeed(str(meta.get("embedder", "")), str(meta.get("model", "")), digests, vectors)
+
+
+def benchmark_seed(folder: Path, configured: str) -> VectorSeed | None:
+    """The seed a benchmark folder ships for the configured embedder, if it has one this embedder can use."""
+    path = seed_path(folder, embedder_name(configured))
+    if configured.strip() not in PACKAGED or not path.is_file():
+        return None
+    identity = model_identity(configured)
+    try:
+        seed = read_seed(path)
+    except ValueError as err:
+        log.warning("Shipped vectors not used, the build embeds instead: %s", err)
+        return None
+    if seed.embedder != embedder_name(configured) or seed.model != identity:
+        log.warning("Shipped vectors %s were made with %s (model %s), not this model (%s): the build embeds instead",
+                    path, seed.embedder, seed.model, identity)
+        return None
+    return seed
+
+
+def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedder: str, model: str) -> int:
+    """Write the vector of each text of ``texts`` (``vectors`` in the same order; a text seen twice keeps its first
+    vector), one row per distinct text in digest order, atomically. Returns the rows written."""
+    seen: dict[bytes, int] = {}
+    for i, text in enumerate(texts):
+        seen.setdefault(text_digest(text), i)
+    rows = sorted(seen.items(), key=lambda item: item[0])
+    digests = np.frombuffer(b"".join(d for d, _ in rows), dtype=np.uint8).reshape(len(rows), 32)
+    picked = np.asarray(vectors, dtype=np.float32)[[i for _, i in rows]]
+    meta = json.dumps({"format": FORMAT, "embedder": embedder, "model": model, "texts": len(rows)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez_compressed(handle, meta=np.array(meta), digests=digests, vectors=picked)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(rows)
+
+
+class SeededEmbedder:
+    """Takes a text's vector from the seeds where one holds that exact text; embeds the rest with the model, which
+    ``load`` gives and which is loaded only when a text misses. Counts what it took from the seeds and what it
+    embedded."""
+
+    def __init__(self, seeds: Sequence[VectorSeed], load: Callable[[], Any], name: str) -> None:
+        self._seeds = tuple(seeds)
+        self._load = load
+        self.name = name
+        self.shipped = 0  # texts whose vector came from a seed
+        self.embedded = 0  # texts the model embedded
+
+    @property
+    def dim(self) -> int:
+        return self._seeds[0].dim if self._seeds else int(self._load().dim)
+
+    def _seeded(self, text: str) -> np.ndarray | None:
+        for seed in self._seeds:
+            vector = seed.get(text)
+            if vector is not None:
+                return vector
+        return None
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows: list[np.ndarray | None] = [self._seeded(t) for t in texts]
+        missing = [i for i, row in enumerate(rows) if row is None]
+        if missing:
+            computed = np.asarray(self._load().embed_documents([texts[i] for i in missing]), dtype=np.float32)
+            for i, vector in zip(missing, computed, strict=True):
+                rows[i] = vector
+        self.shipped += len(texts) - len(missing)
+        self.embedded += len(missing)
+        return np.stack([np.asarray(r, dtype=np.float32) for r in rows])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class RecordingEmbedder:
+    """The model, keeping every text it embeds and its vector (for ``record_vectors``)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self.texts: list[str] = []
+        self.vectors: list[np.ndarray] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.asarray(self._inner.embed_documents(texts), dtype=np.float32)
+        self.texts.extend(texts)
+        self.vectors.extend(out)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._inner.embed_query(text)
+
+
+def record_vectors(config: Any, folder: Path, dataset_names: Sequence[str] | None, methods: Sequence[Any],
+                   progress: Any = None) -> tuple[Path, int]:
+    """Build ``methods`` over the benchmark's datasets in a temporary workspace with the configured model (one that
+    seeds can serve: ``PACKAGED``), and write every text embedded, with its vector, to ``folder``'s seed file.
+    Returns the file and its rows."""
+    import dataclasses
+
+    from sac.embedding.models import make_embedder
+    from sac.errors import ConfigError
+    from sac.evaluation.runs import corpus_name
+    from sac.ingest.benchmark import load_benchmark
+    from sac.summaries.sets import import_summary_sets
+    from sac.workbench import Workbench
+
+    identity = model_identity(config.embedder)
+    if identity is None:
+        raise ConfigError(f"Shipped vectors are made with the packaged model ({', '.join(PACKAGED)}), "
+                          f"not {config.embedder!r}")
+    datasets = load_benchmark(folder, list(dataset_names) if dataset_names else None)
+    recorder = RecordingEmbedder(make_embedder(config))
+    with tempfile.TemporaryDirectory(prefix="sac-vectors-") as tmp:
+        wb = Workbench(dataclasses.replace(config, workspace=Path(tmp), chroma_url=None), embedder=recorder)
+        import_summary_sets(wb.summary_store, folder)
+        for ds in datasets:
+            wb.build(corpus_name(folder.name, ds), ds.all_documents, methods, progress=progress)
+        wb.close_store()
+    path = seed_path(folder, embedder_name(config.embedder))
+    rows = write_seed(path, recorder.texts, np.asarray(recorder.vectors, dtype=np.float32),
+                      embedder=embedder_name(config.embedder), model=identity)
+    return path, rows
