@@ -141,3 +141,19 @@ def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(
 
     code, _, err = cli("vectors", "--benchmark", str(folder), "--embedder", "minilm-onnx-int8", "-q")
     assert code == 1 and "packaged model" in err
+
+
+def test_the_home_pages_demo_button_copies_the_shipped_vectors(app_memo):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import APP, finish_build
+
+    home = AppTest.from_file(APP, default_timeout=300).run()
+    home.radio(key="home_demo_datasets").set_value("contractnli")
+    home.checkbox(key="home_demo_llm").set_value(False)
+    home.button(key="home_load_demo").click().run()
+    finish_build(home)
+    assert not home.exception and not home.error, [e.value for e in [*home.exception, *home.error]]
+    said = [i.value for i in home.info]
+    assert any(text.endswith(": 0 chunks embedded, 444 copied from the shipped vectors, 0 already indexed.") for text in said), said
+    assert any("Demo: done in" in s.value for s in home.success)
