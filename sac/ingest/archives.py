@@ -54,8 +54,10 @@ def read_zip(
 
     Doc ids are member paths. Unsafe member names (absolute, ``..``, drive letters, backslashes),
     members over ``max_bytes`` or with a compression ratio over ``max_ratio`` are reported; directories,
-    ``__MACOSX`` and dot files are skipped. In a LegalBench-RAG layout the ``benchmarks/*.json`` files
-    and ``summaries/*.json`` summary sets are not documents, and corpus doc ids are relative to ``corpus/``
+    ``__MACOSX`` and dot files are skipped. In a LegalBench-RAG layout the ``benchmarks/*.json`` files,
+    ``summaries/*.json`` summary sets and ``vectors/*.npz`` shipped vectors are not documents (an uploaded
+    benchmark's vectors are not kept: only the bundled demo's, tested with the code, are copied into indexes), and
+    corpus doc ids are relative to ``corpus/``
     (``<dataset>/<file>``), as in the benchmark files.
 
     Raises:
@@ -82,7 +84,9 @@ def read_zip(
                 errors.append(exc)
                 continue
             _add_unique(document, seen, errors)
-    errors[:0] = [exc for _, exc in member_errors]
+    # Shipped vectors are not documents: not an unsupported one either.
+    errors[:0] = [exc for member, exc in member_errors
+                  if root is None or not (member.startswith(f"{root}vectors/") and member.lower().endswith(".npz"))]
     return sorted(seen.values(), key=lambda d: d.doc_id), errors
 
 
