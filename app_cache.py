@@ -151,7 +151,8 @@ def _workbench(_cfg: SacConfig, key: str) -> Workbench:
         _cfg, embedder=LazyEmbedder(shared, embedder_name(_cfg.embedder)),
         client=_client(_cfg, str(_cfg.workspace), _cfg.chroma_url),
     )
-    # The demo's vectors, where this model made them: loading the demo (or finishing it on Corpus) copies them.
+    # The demo's vectors, where this model made them: loading the demo (or finishing it on Corpus) copies them. Read
+    # by the first build, not here.
     wb.use_shipped_vectors(catalog.DEMO_DIR)
     return wb
 

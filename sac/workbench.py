@@ -58,7 +58,8 @@ class Workbench:
         self._client = client
         self._lock = threading.Lock()
         self._chunks: dict[tuple[str, str, str], list[Chunk]] = {}
-        self._seeds: dict[Path, VectorSeed] = {}
+        self._unread_seeds: list[Path] = []  # benchmark folders whose shipped vectors the next build reads
+        self._seeds: dict[Path, VectorSeed | None] = {}  # and once read: what this model can use of them
 
     @property
     def embedder(self) -> Any:
@@ -67,22 +68,27 @@ class Workbench:
                 self._embedder = make_embedder(self.config)
             return self._embedder
 
-    def use_shipped_vectors(self, folder: Path) -> bool:
+    def use_shipped_vectors(self, folder: Path) -> None:
         """Let builds copy the vectors a benchmark folder ships (``sac.embedding.seeds``) for the texts they hold,
-        where they were made with this workbench's model; True if the folder has such vectors."""
+        where they were made with this workbench's model. Read at the first build after this call, not here."""
         key = folder.resolve()
-        if key not in self._seeds and self._runs_configured:
-            seed = benchmark_seed(folder, self._runs_configured)
-            if seed is not None:
-                self._seeds[key] = seed
-        return key in self._seeds
+        with self._lock:
+            if key not in self._seeds and key not in self._unread_seeds:
+                self._unread_seeds.append(key)
 
-    def _build_embedder(self) -> Any:
+    def shipped_vectors(self) -> list[VectorSeed]:
+        """The shipped vectors builds copy: those of the folders ``use_shipped_vectors`` named that this model can use
+        (each folder read once)."""
+        with self._lock:
+            while self._unread_seeds:
+                folder = self._unread_seeds.pop(0)
+                self._seeds[folder] = benchmark_seed(folder, self._runs_configured) if self._runs_configured else None
+            return [seed for seed in self._seeds.values() if seed is not None]
+
+    def _build_embedder(self, seeds: Sequence[VectorSeed]) -> Any:
         """What a build embeds with: the shipped vectors first where there are any, the model (loaded only when a
         text misses them) for the rest."""
-        if not self._seeds:
-            return self.embedder
-        return SeededEmbedder(list(self._seeds.values()), lambda: self.embedder, self.embedder_name)
+        return SeededEmbedder(seeds, lambda: self.embedder, self.embedder_name) if seeds else self.embedder
 
     @property
     def client(self) -> Any:
@@ -200,7 +206,8 @@ class Workbench:
             if progress and (i % 50 == 0 or i == len(documents)):
                 progress("chunking", i, len(documents))
         reports: dict[str, SyncReport] = {}
-        embedder = self._build_embedder()
+        seeds = self.shipped_vectors()
+        embedder = self._build_embedder(seeds)
         for method in methods:
             if method.index_name in reports:
                 continue
@@ -211,7 +218,7 @@ class Workbench:
             step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
             method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
-            if not index.exists() and not self._seeds:
+            if not index.exists() and not seeds:
                 self._check_embedder()
             shipped_before = getattr(embedder, "shipped", 0)
             if shard is None:

@@ -28,7 +28,8 @@ REMAKE = f"python -m sac vectors --datasets contractnli --methods {DEMO_METHODS}
 def _demo_build(workspace: Path, methods: str, *, shipped: bool, embedder=None):
     wb = Workbench(SacConfig.from_env(workspace=workspace), embedder=embedder)
     if shipped:
-        assert wb.use_shipped_vectors(DEMO_DIR), f"data/demo ships no vectors for the packaged model: {REMAKE}"
+        wb.use_shipped_vectors(DEMO_DIR)
+        assert wb.shipped_vectors(), f"data/demo ships no vectors for the packaged model: {REMAKE}"
     import_summary_sets(wb.summary_store, DEMO_DIR)
     [ds] = load_benchmark(DEMO_DIR, ["contractnli"])
     corpus = corpus_name("demo", ds)
@@ -118,7 +119,9 @@ def test_vectors_of_another_model_a_damaged_file_or_another_embedder_are_not_use
         read_seed(path)
 
     # A workbench on a caller's own embedder cannot tell which model that is: it uses no shipped vectors.
-    assert not Workbench(SacConfig.from_env(workspace=tmp_path / "ws"), embedder=embedder).use_shipped_vectors(DEMO_DIR)
+    own = Workbench(SacConfig.from_env(workspace=tmp_path / "ws"), embedder=embedder)
+    own.use_shipped_vectors(DEMO_DIR)
+    assert own.shipped_vectors() == []
 
 
 def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(tmp_path, cli):
@@ -132,7 +135,8 @@ def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(
     assert out.startswith(f"{path}: ") and len(read_seed(path)) > 0
 
     wb = Workbench(SacConfig.from_env(workspace=tmp_path / "ws"))
-    assert wb.use_shipped_vectors(folder)
+    wb.use_shipped_vectors(folder)
+    assert len(wb.shipped_vectors()) == 1
     [ds] = load_benchmark(folder)
     reports = wb.build("bench-contractnli", ds.all_documents, parse_methods("baseline,sac-generic"))
     assert reports["baseline"].embedded == 0 and reports["baseline"].shipped == reports["baseline"].added
