@@ -257,6 +257,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_vectors(args: argparse.Namespace) -> int:
     from sac.embedding.seeds import record_vectors
 
+    if args.corpus or args.pool:
+        raise ConfigError("vectors records what a build of the benchmark folder's own documents embeds: "
+                          "it reads no --corpus or --pool")
     names = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
     started = time.perf_counter()
     path, rows = record_vectors(_config(args), Path(args.benchmark), names, parse_methods(args.methods),

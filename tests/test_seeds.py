@@ -145,6 +145,8 @@ def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(
 
     code, _, err = cli("vectors", "--benchmark", str(folder), "--embedder", "minilm-onnx-int8", "-q")
     assert code == 1 and "packaged model" in err
+    code, _, err = cli("vectors", "--benchmark", str(folder), "--corpus", "mine", "-q")
+    assert code == 1 and "no --corpus or --pool" in err
 
 
 def test_the_home_pages_demo_button_copies_the_shipped_vectors(app_memo):
