@@ -29,11 +29,17 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sac.embedding.models import embedder_name
+from sac.protocols import Embedder
+
+if TYPE_CHECKING:
+    from sac.config import SacConfig
+    from sac.progress import Progress
+    from sac.retrieval.methods import Method
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +155,7 @@ class SeededEmbedder:
     ``load`` gives and which is loaded only when a text misses. Counts what it took from the seeds and what it
     embedded."""
 
-    def __init__(self, seeds: Sequence[VectorSeed], load: Callable[[], Any], name: str) -> None:
+    def __init__(self, seeds: Sequence[VectorSeed], load: Callable[[], Embedder], name: str) -> None:
         self._seeds = tuple(seeds)
         self._load = load
         self.name = name
@@ -187,7 +193,7 @@ class SeededEmbedder:
 class RecordingEmbedder:
     """The model, keeping every text it embeds and its vector (for ``record_vectors``)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self._inner = inner
         self.name, self.dim = inner.name, inner.dim
         self.texts: list[str] = []
@@ -203,8 +209,8 @@ class RecordingEmbedder:
         return self._inner.embed_query(text)
 
 
-def record_vectors(config: Any, folder: Path, dataset_names: Sequence[str] | None, methods: Sequence[Any],
-                   progress: Any = None) -> tuple[Path, int]:
+def record_vectors(config: SacConfig, folder: Path, dataset_names: Sequence[str] | None, methods: Sequence[Method],
+                   progress: Progress | None = None) -> tuple[Path, int]:
     """Build ``methods`` over the benchmark's datasets in a temporary workspace with the configured model (one that
     seeds can serve: ``PACKAGED``), and write every text embedded, with its vector, to ``folder``'s seed file.
     Returns the file and its rows."""
