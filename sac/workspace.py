@@ -22,11 +22,11 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sac.errors import ConfigError, CorpusError
 from sac.types import Document
@@ -44,19 +44,25 @@ def safe_name(name: str, what: str = "name") -> str:
     return name
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """``write(binary file)`` into a temporary file beside ``path``, then rename it there, so a crash never leaves
+    half a file and a reader never sees one. The folder must exist (a caller that wants it made makes it)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """``atomic_write`` of ``text`` (UTF-8), making the folder first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -24,7 +24,6 @@ import functools
 import hashlib
 import json
 import logging
-import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ import numpy as np
 
 from sac.embedding.models import embedder_name
 from sac.protocols import Embedder
+from sac.workspace import atomic_write
 
 if TYPE_CHECKING:
     from sac.config import SacConfig
@@ -138,15 +138,7 @@ def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedde
     picked = np.asarray(vectors, dtype=np.float32)[[i for _, i in rows]]
     meta = json.dumps({"format": FORMAT, "embedder": embedder, "model": model, "texts": len(rows)})
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez_compressed(handle, meta=np.array(meta), digests=digests, vectors=picked)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda handle: np.savez_compressed(handle, meta=np.array(meta), digests=digests, vectors=picked))
     return len(rows)
 
 

@@ -15,13 +15,13 @@ would be without it.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
+
+from sac.workspace import atomic_write
 
 
 @dataclass(frozen=True)
@@ -58,14 +58,8 @@ def kept(folder: Path | None, key: str, make: Callable[[], Any], keep: Keep) -> 
         pass
     value = make()
     try:
-        path.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                keep.write(value, handle)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        path.parent.mkdir(exist_ok=True)  # not its parents: a generation another refresh removed stays removed
+        atomic_write(path, lambda handle: keep.write(value, handle))
         for stale in path.parent.glob(f"{key}-*"):  # what older code kept: it will not be read again
             if stale != path:
                 stale.unlink(missing_ok=True)
