@@ -374,14 +374,19 @@ def jobs() -> sac_jobs.JobBoard:
     return sac_jobs.board(config().workspace)
 
 
-def start_build(wb: Workbench, label: str, steps: Sequence[sac_jobs.BuildStep], note: str = "") -> sac_jobs.BuildJob:
+def start_build(wb: Workbench, label: str, steps: Sequence[sac_jobs.BuildStep], note: str = "",
+                notices: Sequence[tuple[str, str]] = ()) -> sac_jobs.BuildJob:
     """Start a background build; every page's sidebar shows its progress, and it keeps running when the page is
     left. Raises SacError while another build of this workspace runs.
+
+    ``notices`` ((kind, text): files of the upload not read, a benchmark saved) go with the job, so they stay on
+    show while it runs and with how it ended, not for one rerun.
 
     The job starts before anything shows on the page: a user who leaves at once (the model can take seconds to
     load) stops this script run at its next element, and a build not yet started would be lost without a word.
     The model then loads here, under its spinner, or in the job if the page was left (one load: the cache locks)."""
-    job = jobs().start(sac_jobs.BuildJob(wb, label, steps, on_change=invalidate, note=note))
+    job = jobs().start(sac_jobs.BuildJob(wb, label, steps, on_change=invalidate, note=note,
+                                           notices=tuple(notices)))
     st.session_state.setdefault(MY_JOBS_KEY, []).append(job.job_id)
     st.session_state[JOB_GENERATION_KEY] = None
     _ = wb.embedder.dim

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -73,8 +73,11 @@ def settings_ui() -> dict[str, Any]:
     return {"llm": llm, "methods": methods}
 
 
-def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tuple[list[Document], dict[str, list]]:
-    """Documents of every uploaded file; a LegalBench-RAG zip becomes a benchmark. Errors are per file."""
+def read_uploads(files: list[Any], progress: app_cache.ProgressReporter,
+                 notices: list[tuple[str, str]]) -> tuple[list[Document], dict[str, list]]:
+    """Documents of every uploaded file; a LegalBench-RAG zip becomes a benchmark. Errors are per file: each goes
+    to ``notices`` as a warning (the rest is built without it), shown with the build (``start``), or at once
+    when nothing is built."""
     documents: list[Document] = []
     benchmarks: dict[str, list] = {}
     for i, upload in enumerate(files, start=1):
@@ -86,12 +89,11 @@ def read_uploads(files: list[Any], progress: app_cache.ProgressReporter) -> tupl
                 except NotABenchmarkError:
                     docs, errors = read_zip(data, upload.name)
                     documents.extend(docs)
-                    for error in errors:
-                        app_cache.flash("error", str(error))
+                    notices.extend(("warning", str(error)) for error in errors)
             else:
                 documents.append(read_document_bytes(upload.name, data))
         except SacError as err:
-            app_cache.flash("error", str(err))  # shown with the build's result, after the page reruns
+            notices.append(("warning", str(err)))
         progress("reading files", i, len(files))
     return documents, benchmarks
 
@@ -105,34 +107,39 @@ def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> 
 
 
 def build_step(wb: Any, corpus: str, documents: list[Document], methods: list[str],
-               llm: dict[str, Any] | None) -> BuildStep:
-    """One corpus's part of a background build; LLM summaries (when asked) are made while the other indexes embed."""
+               llm: dict[str, Any] | None, notices: list[tuple[str, str]]) -> BuildStep:
+    """One corpus's part of a background build; LLM summaries (when asked) are made while the other indexes embed,
+    and their estimate goes to ``notices``."""
     summarizers = llm_summarizers(wb, llm, methods)
     if summarizers:
         # Shown before the first request (and kept with the result); requests go out llm_concurrency at a time.
         estimate = (f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
                     f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
                     "summaries are kept if this stops.")
-        app_cache.flash("info", estimate)
+        notices.append(("info", estimate))
     return BuildStep(corpus, tuple(documents), tuple(parse_methods(",".join(methods))), tuple(summarizers))
 
 
-def start(wb: Any, label: str, steps: list[BuildStep]) -> None:
-    """Start the build in the background and show it: its progress is in the sidebar on every page."""
-    app_cache.start_build(wb, label, steps)
+def start(wb: Any, label: str, steps: list[BuildStep], notices: Sequence[tuple[str, str]] = ()) -> None:
+    """Start the build in the background and show it: its progress is in the sidebar on every page, and
+    ``notices`` (files not read, a benchmark saved, an LLM estimate) stay with it until the next build."""
+    app_cache.start_build(wb, label, steps, notices=notices)
     st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1  # empty uploader
     app_cache.set_current_corpus(steps[-1].corpus)  # the upload: this page's list and every other page show it
     st.rerun()
 
 
 def last_build_report() -> None:
-    """How this session's last build is going or ended, with what each index's sync did."""
+    """How this session's last build is going, with what was said when it started (files of the upload not read, a
+    benchmark saved), or how it ended: what each index's sync did."""
     mine = st.session_state.get(app_cache.MY_JOBS_KEY, [])
     job = app_cache.jobs().find(mine[-1]) if mine else None
     if job is None:
         return
     status = job.status()
-    if status.active:
+    if status.active:  # once it ended, the sidebar says all of it (on every page)
+        for kind, text in job.notices:
+            getattr(st, kind)(text)
         st.info(f"{status.label} is {status.state} in the background (progress in the sidebar, on every page). "
                 "Leaving this page does not stop it.", icon=":material/hourglass_top:")
     elif status.reports:
@@ -187,29 +194,32 @@ if st.button("Add and build indexes", type="primary", key="corpus_build", disabl
              help="Runs in the background. A build is running now: this one queues behind it." if building else
              "Runs in the background."):
     progress = app_cache.ProgressReporter(st.container(), unit="files")
+    notices: list[tuple[str, str]] = []
     try:
-        documents, benchmarks = read_uploads(files, progress)
+        documents, benchmarks = read_uploads(files, progress, notices)
         steps: list[BuildStep] = []
         for file_name, datasets in benchmarks.items():
             name = default_benchmark_name(file_name)
             save_benchmark(ws, name, datasets)
-            app_cache.flash("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
-                                    "Compare and Evaluate.")
-            steps += [build_step(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"])
+            notices.append(("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
+                                    "Compare and Evaluate."))
+            steps += [build_step(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"],
+                                 notices)
                       for ds in datasets]
         if documents:
             corpus = new_name.strip() if target == "(new corpus)" else target
             all_docs = ws.add_documents(corpus, documents)
-            steps.append(build_step(wb, corpus, all_docs, choice["methods"], choice["llm"]))
+            steps.append(build_step(wb, corpus, all_docs, choice["methods"], choice["llm"], notices))
         if steps:
-            start(wb, f"Building {', '.join(dict.fromkeys(s.corpus for s in steps))}", steps)
+            start(wb, f"Building {', '.join(dict.fromkeys(s.corpus for s in steps))}", steps, notices)
         elif not benchmarks:
-            st.warning("No document could be read.")
+            notices.append(("error", "No document could be read."))
     except SacError as err:
-        st.error(str(err))
+        notices.append(("error", str(err)))
     finally:
         app_cache.invalidate()
-    app_cache.show_flashes()  # nothing built: the files' errors now
+    for kind, text in notices:  # nothing is building (start reruns the page): the files' errors show now
+        getattr(st, kind)(text)
 last_build_report()
 
 st.subheader("3 · Documents")
@@ -270,7 +280,9 @@ with cols[0]:
     if st.button("Build or update this corpus's indexes", key="corpus_rebuild", disabled=building or not choice["methods"],
                  help="Embeds only what is missing or changed; the methods chosen above. Runs in the background."):
         try:
-            start(wb, f"Building {shown}", [build_step(wb, shown, list(data.documents), choice["methods"], choice["llm"])])
+            notices = []
+            step = build_step(wb, shown, list(data.documents), choice["methods"], choice["llm"], notices)
+            start(wb, f"Building {shown}", [step], notices)
         except SacError as err:
             st.error(str(err))
 with cols[1]:

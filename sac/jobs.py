@@ -96,6 +96,8 @@ class BuildJob:
     steps: Sequence[BuildStep]
     on_change: Callable[[], None] = lambda: None
     note: str = ""  # added to the success message ("Open Compare to see DRM at work.")
+    notices: Sequence[tuple[str, str]] = ()  # (kind, text) known when it starts (a file of the upload not read, a
+    # benchmark saved): its first messages, shown with its progress and with how it ended
     clock: Callable[[], float] = time.perf_counter
     job_id: int = field(default_factory=lambda: next(_ids))
 
@@ -108,7 +110,7 @@ class BuildJob:
         self._state = "running"
         self._after: BuildJob | None = None
         self._generation = 0
-        self._messages: list[tuple[str, str]] = []
+        self._messages: list[tuple[str, str]] = list(self.notices)
         self._reports: list[dict[str, Any]] = []
         self._started = self.clock()
         self._finished: float | None = None

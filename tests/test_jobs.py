@@ -174,6 +174,18 @@ def test_a_failed_build_says_why_and_keeps_the_indexes_it_finished(memo, tmp_pat
     assert states == {"baseline": (True, len(wb.chunks(docs[0])))}
 
 
+def test_what_was_said_when_a_build_started_stays_with_it_to_the_end(memo, tmp_path, ndas):
+    """A file of the upload that could not be read is said with the build, from its start to how it ended."""
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
+    unread = ("warning", "scan.pdf: cannot be read as a PDF, it may be truncated or corrupt")
+    job = BuildJob(wb, "Upload", [BuildStep("one", ndas.documents[:1], tuple(parse_methods("baseline")))],
+                   notices=[unread])
+    assert job.status().messages == (unread,)  # before it runs: what the page shows beside its progress
+    assert job.start().wait(60)
+    kinds = [kind for kind, _ in job.status().messages]
+    assert job.status().messages[0] == unread and kinds == ["warning", "info", "success"]
+
+
 def test_one_build_at_a_time_per_workspace_the_next_queues_behind_it(memo, tmp_path, ndas):
     gated = GatedEmbedder(memo)
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=gated)
