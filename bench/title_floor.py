@@ -9,8 +9,9 @@ document type. A title's **confirmable words** are its words as ``+names`` reads
 drops out. The **look-alike floor** is the DRM@1 of a reader that gets every identifiable question right and,
 for an unidentifiable one, picks at random among the split's documents whose title has the same confirmable
 words (``1 - 1/n`` for n such documents). It is a reference, not a strict bound: the question's wording (the
-clause it asks about) can narrow the look-alikes, and titles that name a party other documents share ("between
-FRANCHISOR and FRANCHISEE") count as having no look-alike, which keeps the floor low.
+clause it asks about) could narrow the look-alikes (the cosine of its best chunk to it does not, on dev:
+bench/clause_signal.py), and titles that name a party other documents share ("between FRANCHISOR and FRANCHISEE")
+count as having no look-alike, which keeps the floor low.
 
     python bench/title_floor.py      # the built benchmarks (bench/selection.py) and the recommended method's runs
 
