@@ -59,33 +59,22 @@ def route_questions(wb: Workbench, ds: Any, tags: dict[str, list[str]]) -> list[
     vectors = wb.embed_queries(searched)
     proper = [options.question_proper(q) or q for q in searched]
     clause_vectors = wb.embed_queries(proper)
-    captured: dict[str, list[tuple[str, float]]] = {}
-    scores = docfirst.document_scores
-
-    def keep_scores(*args: Any, **kwargs: Any) -> list[tuple[str, float]]:
-        captured["scored"] = scores(*args, **kwargs)
-        return captured["scored"]
-
     out = []
-    docfirst.document_scores = keep_scores  # route() fuses through this module attribute
-    try:
-        for i, q in enumerate(ds.queries):
-            naming = docfirst.naming(lex["documents"], asked[i])
-            query = docfirst.lexical_query(searched[i], naming.documents)
-            routed = docfirst.route(index, lex, summaries, query, np.asarray(vectors[i], np.float32), CANDIDATES,
-                                    named=naming.documents)
-            fused = dict(captured["scored"])
-            cosines = docfirst.chunk_cosines(index, lex["chunks"], routed.documents,
-                                             np.asarray(clause_vectors[i], np.float32))
-            best = dict.fromkeys(routed.documents, -1.0)
-            for cid, cos in cosines.items():
-                d = lex["chunks"].doc_ids[lex["chunks"].row_of[cid]]
-                best[d] = max(best[d], cos)
-            out.append({"query_id": q.query_id, "gold": sorted(q.gold_doc_ids), "named": naming.how != "",
-                        "identifiable": "identifiable" in tags[q.query_id], "candidates": routed.documents,
-                        "fused": [fused[d] for d in routed.documents], "clause": [best[d] for d in routed.documents]})
-    finally:
-        docfirst.document_scores = scores
+    for i, q in enumerate(ds.queries):
+        naming = docfirst.naming(lex["documents"], asked[i])
+        query = docfirst.lexical_query(searched[i], naming.documents)
+        routed = docfirst.route(index, lex, summaries, query, np.asarray(vectors[i], np.float32), CANDIDATES,
+                                named=naming.documents)
+        cosines = docfirst.chunk_cosines(index, lex["chunks"], routed.documents,
+                                         np.asarray(clause_vectors[i], np.float32))
+        best = dict.fromkeys(routed.documents, -1.0)
+        for cid, cos in cosines.items():
+            d = lex["chunks"].doc_ids[lex["chunks"].row_of[cid]]
+            best[d] = max(best[d], cos)
+        out.append({"query_id": q.query_id, "gold": sorted(q.gold_doc_ids), "named": naming.how != "",
+                    "identifiable": "identifiable" in tags[q.query_id], "candidates": routed.documents,
+                    "fused": [routed.scores[d] for d in routed.documents],
+                    "clause": [best[d] for d in routed.documents]})
     return out
 
 

@@ -280,6 +280,7 @@ def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_retur
         q = wb.embedder.embed_documents([query.text])[0]
         routed = docfirst.route(index, lex, summaries, query.text, q, 1, nearest=8)
         chosen = routed.documents[0]
+        assert list(routed.scores) == [chosen] and 0.0 <= routed.scores[chosen] <= 1.0  # its fused score, min-max
         agree += chosen == scored[0][0]
         known = [routed.cosines[cid] for cid in (lex["chunks"].ids[r] for r in lex["chunks"].rows([chosen]))
                  if cid in routed.cosines]

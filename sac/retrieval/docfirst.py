@@ -48,7 +48,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +112,7 @@ class Routed:
     cosines: dict[str, float]  # chunk id -> cosine, for chunks of ``documents``
     complete: set[str]  # documents all of whose chunks are in ``cosines``
     bound: float = -1.0  # every chunk not among the nearest ones has a cosine at most this
+    scores: dict[str, float] = field(default_factory=dict)  # ``documents``' fused scores (``document_scores``)
 
 
 def route(
@@ -166,7 +167,7 @@ def route(
             best[position[d]] = max((learnt[chunks.ids[r]] for r in rows), default=bound)
             exact.add(d)
             complete.add(d)
-    return Routed(chosen, cosines, complete, bound)
+    return Routed(chosen, cosines, complete, bound, dict(scored[:n_docs]))
 
 
 def chunk_cosines(index: Index, chunks: LexicalIndex, doc_ids: Sequence[str], query_vector: np.ndarray) -> dict[str, float]:
