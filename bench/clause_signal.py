@@ -29,11 +29,13 @@ from typing import Any
 
 import common
 import numpy as np
+import pandas as pd
 import selection
 from common import log, machine, write_results
 
 from sac.config import SacConfig
 from sac.evaluation.runs import corpus_name
+from sac.evaluation.uncertainty import compare_to_reference
 from sac.index import documents as document_index
 from sac.index import lexical
 from sac.retrieval import docfirst, names, options
@@ -78,47 +80,43 @@ def route_questions(wb: Workbench, ds: Any, tags: dict[str, list[str]]) -> list[
     return out
 
 
-def first_wrong(rows: list[dict[str, Any]], lam: float, within: int) -> np.ndarray:
+def first_wrong(rows: list[dict[str, Any]], lam: float, within: int) -> list[float]:
     """Per question, 1.0 where the first document chosen by fused + lam * clause among the top ``within`` is wrong."""
     wrong = []
     for r in rows:
         score = np.asarray(r["fused"][:within]) + lam * np.asarray(r["clause"][:within])
         wrong.append(float(r["candidates"][int(np.argmax(score))] not in r["gold"]))
-    return np.asarray(wrong)
+    return wrong
 
 
-def paired_by_document(rows: list[dict[str, Any]], a: np.ndarray, b: np.ndarray, resamples: int = 1000,
-                       seed: int = 0) -> tuple[float, float, float]:
-    """Mean of b - a in points and its 95 % interval, resampling documents (each with all its questions)."""
-    groups: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        groups.setdefault("|".join(r["gold"]), []).append(i)
-    members = list(groups.values())
-    diff = b - a
-    rng = np.random.default_rng(seed)
-    means = []
-    for _ in range(resamples):
-        picked = np.concatenate([members[j] for j in rng.integers(0, len(members), len(members))])
-        means.append(diff[picked].mean())
-    low, high = np.percentile(means, [2.5, 97.5])
-    return 100 * float(diff.mean()), 100 * float(low), 100 * float(high)
+def variant(lam: float, within: int) -> str:
+    return "as it is" if lam == 0 else f"lam {lam}, top {within}"
 
 
 def block_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per subset, DRM@1 as the method is and each variant's paired change, documents resampled (the project's
+    sac.evaluation.uncertainty, as every other table: the first document chosen is one hit at k = 1)."""
     out = []
     for subset in SUBSETS:
         chosen = [r for r in rows if subset == "all" or (subset == "unnamed" and not r["named"])
                   or (subset == "unidentifiable" and not r["identifiable"])]
         if not chosen:
             continue
-        base = first_wrong(chosen, 0.0, CANDIDATES)
-        row: dict[str, Any] = {"subset": subset, "questions": len(chosen), "drm_at_1": 100 * float(base.mean()),
-                               "variants": []}
-        for within in WITHIN:
-            for lam in LAMBDAS:
-                delta = paired_by_document(chosen, base, first_wrong(chosen, lam, within))
-                row["variants"].append({"lam": lam, "within": within, "delta": delta})
-        out.append(row)
+        frames = []
+        for lam, within in [(0.0, CANDIDATES), *((lam, w) for w in WITHIN for lam in LAMBDAS)]:
+            wrong = first_wrong(chosen, lam, within)
+            frames.append(pd.DataFrame({
+                "dataset": subset, "query_id": [r["query_id"] for r in chosen], "method": variant(lam, within), "k": 1,
+                "precision": 0.0, "recall": 0.0, "drm": wrong, "wrong": wrong, "retrieved": 1,
+                "document": ["|".join(r["gold"]) for r in chosen]}))
+        per_query = pd.concat(frames, ignore_index=True)
+        diffs = compare_to_reference(per_query, variant(0.0, CANDIDATES), metric="drm", k=1, resample="document")
+        base = float(np.mean(frames[0]["drm"]))
+        by_variant = diffs.set_index("method_b")
+        out.append({"subset": subset, "questions": len(chosen), "drm_at_1": 100 * base, "variants": [
+            {"lam": lam, "within": within,
+             "delta": [100 * float(by_variant.loc[variant(lam, within), c]) for c in ("estimate", "low", "high")]}
+            for within in WITHIN for lam in LAMBDAS]})
     return out
 
 
