@@ -396,7 +396,7 @@ def test_the_map_after_a_corpus_switch_shows_the_new_corpus(app_url, page):
 def test_a_build_runs_on_while_the_user_moves_to_another_page(app_url, page):
     """Upload two demo contracts and build; move to Compare while it runs: the sidebar there shows the same
     build's bar, and when it ends the page reruns by itself and lists the new corpus. A third file, not a PDF though
-    named one, is not read: its error stays on show with the build (it used to show for one rerun only)."""
+    named one, is not read: its warning stays on show with the build (its error used to show for one rerun only)."""
     cuad = load_benchmark(ROOT / "data" / "demo", ["cuad"])[0]
     docs = sorted(cuad.documents, key=lambda d: len(d.text))[-5:-3]  # about 140,000 characters: 20 s or more
     _open(page, f"{app_url}/Corpus")
