@@ -121,6 +121,27 @@ def test_a_title_is_not_taken_from_a_lettered_exhibit_or_cut_by_a_notice_before_
     assert extract_facts(notice).title == "Sponsored Research and License Agreement"
 
 
+def test_a_head_without_line_breaks_loses_its_notice_not_its_title():
+    # A filing whose head is one line opens with its notice, and the title follows in the same line.
+    one_line = Document("e.txt", "[*] = CERTAIN CONFIDENTIAL INFORMATION CONTAINED IN THIS DOCUMENT HAS BEEN OMITTED AND "
+                                 "FILED SEPARATELY WITH THE SECURITIES AND EXCHANGE COMMISSION. EXHIBIT 10.2 FIRST "
+                                 "AMENDMENT TO SUPPLY AGREEMENT This First Amendment (\"Amendment\") to the Supply "
+                                 "Agreement dated April 1, 2017 between Alpha Inc. and Beta Corp. is made ...")
+    assert extract_facts(one_line).title == "First Amendment to Supply Agreement"  # was "First Amendment"
+    two_notices = Document("f.txt", "Exhibit 10.1 PORTIONS OF THIS EXHIBIT MARKED BY [**] HAVE BEEN OMITTED. THE OMITTED "
+                                    "INFORMATION IS NOT MATERIAL. Execution Version Network Build Agreement Between "
+                                    "Alpha, LLC And Beta LLC\n\nTABLE OF CONTENTS ...")
+    assert extract_facts(two_notices).title == "Network Build Agreement"
+    repeated = Document("g.txt", "Confidential treatment has been requested for portions of this agreement. STRATEGIC "
+                                 "ALLIANCE AGREEMENT STRATEGIC ALLIANCE AGREEMENT, dated as of December 20, 2019, by "
+                                 "and among Alpha LLC and Beta, Inc. ...")
+    assert extract_facts(repeated).title == "Strategic Alliance Agreement"  # a heading run into a sentence repeating it
+    numbered = Document("h.txt", "Confidential treatment has been requested with respect to portions of this agreement, "
+                                 "as indicated by \"[***]\". Amendment #3 to the Supply Agreement This Amendment #3 to "
+                                 "the Supply Agreement is made effective as of May 1, 2017 ...")
+    assert extract_facts(numbered).title == "Amendment #3 to the Supply Agreement"
+
+
 def test_a_document_type_named_with_what_it_is_of_is_the_whole_title_and_no_party():
     # The standard opening of a merger agreement: "AND PLAN OF MERGER" once read as a title cut at "PLAN" and
     # a fourth party ("Agreement and Plan between ... and Plan of Merger").
@@ -173,6 +194,13 @@ def test_a_public_body_named_with_of_stays_a_party():
      "First Amendment to Distributor Agreement"),  # a form attached under "EXHIBIT D" comes first
     ("ArtaraTherapeuticsInc_20200110_8-K_EX-10.5_11943350_EX-10.5_License Agreement.txt",
      "Sponsored Research and License", "Sponsored Research and License Agreement"),  # after a notice in capitals
+    # dev contracts whose head has no line breaks and opens with a notice (summarizer v7)
+    ("AtnInternationalInc_20191108_10-Q_EX-10.1_11878541_EX-10.1_Maintenance Agreement.txt", "Agreement",
+     "Network Build and Maintenance Agreement"),
+    ("ADMA BioManufacturing, LLC -  Amendment #3 to Manufacturing Agreement .txt", "agreement",
+     "Amendment #3 to the Manufacturing Agreement"),
+    ("ROCKYMOUNTAINCHOCOLATEFACTORY,INC_12_23_2019-EX-10.2-STRATEGIC ALLIANCE AGREEMENT.txt", "Agreement",
+     "Strategic Alliance Agreement"),
 ])
 def test_real_contracts_are_titled_as_their_annotators_title_them(file, wrong, right):
     path = CUAD / "full_contract_txt" / file

@@ -19,7 +19,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 6  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 7  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -120,6 +120,31 @@ _ATTACHMENT_RE = re.compile(r"(?i:exhibit|schedule|annex|appendix|attachment)\s+
 _CLAUSE_HEADING_RE = re.compile(r"(?i)^(?:entire agreement|assignment|notices?|amendments|term of agreement)\s*$")
 
 
+# A sentence's end: a period after a word of four letters or more, or after a closing bracket or quotation mark
+# ("... AS AMENDED. EXHIBIT", "... BY "[***]". SUCH"); not "INC." or "NO. 1".
+_SENTENCE_END_RE = re.compile(r"(?:(?<=[A-Za-z]{4})|(?<=[\])\"”]))\.[\"”]?\s+(?=[A-Z\[\"“])")
+# What a filing's notice of omitted confidential text says.
+_NOTICE_RE = re.compile(
+    r"(?i)\bomitted\b|\bredact|confidential treatment|excluded from|filed separately|exchange commission|"
+    r"regulation s-k|rule 24b-2|competitive harm|\bnot material\b|\[\*+\]"
+)
+
+
+def _drop_notice(segment: str) -> str:
+    """A segment without its leading noise and the sentences of a notice it opens with. A filing whose head has no
+    line breaks opens with its notice, and the title follows in the same line: "[*] = CERTAIN CONFIDENTIAL
+    INFORMATION ... AS AMENDED. EXHIBIT 10.2 FIRST AMENDMENT TO SUPPLY AND MANUFACTURING AGREEMENT This ..."."""
+    text = _LEADING_NOISE_RE.sub("", segment).strip()
+    sentences = _SENTENCE_END_RE.split(text)
+    opening = 0
+    while opening < len(sentences) - 1 and _NOTICE_RE.search(sentences[opening]):
+        opening += 1
+    if opening == 0:
+        return text
+    rest = text[text.index(sentences[opening], sum(map(len, sentences[:opening]))):]
+    return _LEADING_NOISE_RE.sub("", rest).strip()
+
+
 def _is_caps(segment: str) -> bool:
     letters = [c for c in segment if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters)
@@ -134,7 +159,7 @@ def _find_title(head: str, keep: Collection[str] = ()) -> str | None:
     # file that opens with "Appendix C" was filed as that appendix: its heading is the document's).
     under = [i > 0 and (_ATTACHMENT_RE.match(s) is not None or (i > 1 and _ATTACHMENT_RE.fullmatch(raw[i - 1]) is not None))
              for i, s in enumerate(raw)]
-    kept = [(text, attached) for text, attached in ((_LEADING_NOISE_RE.sub("", s).strip(), a) for s, a in zip(raw, under))
+    kept = [(text, attached) for text, attached in ((_drop_notice(s), a) for s, a in zip(raw, under))
             if text and not _BOILERPLATE_LINE_RE.match(text)]
     segments = [text for text, _ in kept]
     first_attached = None
@@ -178,14 +203,18 @@ def _caps_title(segment: str, stop: str = r"\bTHIS\b") -> str | None:
     for sentence in re.split(r"(?<!\bNO)(?<!\bNo)[.:;]\s+", segment):  # a sentence end, not "NO. 1"
         match = _CAPS_TITLE_RE.search(sentence)
         if match and len(match.group(1)) >= 6 and not _CLAUSE_HEADING_RE.match(match.group(1)):
-            return re.split(stop, match.group(1))[0].strip(" ,.-")
+            title = re.split(stop, match.group(1))[0].strip(" ,.-")
+            # A heading run into an opening sentence that repeats it: "STRATEGIC ALLIANCE AGREEMENT STRATEGIC
+            # ALLIANCE AGREEMENT, dated as of ...".
+            doubled = re.fullmatch(r"(.+?)\s+\1", title)
+            return doubled.group(1) if doubled else title
     return None
 
 
 # A title in capitalised words that runs straight into the opening sentence:
 # "Corporate Sponsorship Agreement Between Alpha and Beta Inc. This Agreement ...".
 _LEAD_TITLE_RE = re.compile(
-    r"^((?:[A-Z][\w&'’-]*\s+(?:(?:and|of|for|to|the|on|&)\s+)?){0,6}"
+    r"^((?:(?:[A-Z][\w&'’-]*|#\d+)\s+(?:(?:and|of|for|to|the|on|&)\s+){0,2}){0,6}"
     r"(?:(?:Agreement|Contract|Amendment|Addendum|Licen[cs]e|Lease|Memorandum|Undertaking|Indenture|Guarant(?:y|ee))"
     rf"{_OF_TAIL}?|Plan{_OF_TAIL}))"
     r"(?=\s+(?:[Bb]etween|BETWEEN|[Bb]y|[Dd]ated|[Mm]ade|This|THIS|is|[Ee]ntered|[Aa]mong)\b)"
