@@ -14,6 +14,7 @@ import app_cache
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
 from sac.evaluation import diagnostics
+from sac.evaluation.review import ReviewStore, reviewed_dataset
 from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, query_diff, save_run, summary_table
 from sac.evaluation.uncertainty import format_interval, interval_table
 from sac.ingest import catalog
@@ -23,6 +24,7 @@ from sac.render import plots
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.summaries.sets import import_summary_sets
 from sac.types import document_title
+from sac.wording import counted
 
 app_cache.page_setup("Evaluate", "📈")
 SOURCES = catalog.SOURCES_DIR
@@ -35,25 +37,44 @@ st.markdown("Run a benchmark: every question is retrieved once per method at the
 app_cache.show_flashes()
 app_cache.chunking_select("eval_chunking")
 
+REVIEWED = "reviewed:"  # a Benchmark choice "reviewed:<corpus>": the ground truth reviewers marked on that corpus
+
 with app_cache.stop_on_error():
     wb = app_cache.workbench()
     ws = wb.workspace
     benchmarks = catalog.list_benchmarks(ws)
-if not benchmarks:
+    entries = {e.name: e for e in app_cache.corpora()}
+    review_store = ReviewStore(ws.reviews_dir)
+    reviewed_spans = review_store.gold()
+reviewed_counts = {c: len({g.query for g in reviewed_spans if g.corpus == c})
+                   for c in sorted({g.corpus for g in reviewed_spans} & set(entries))}
+choices = [*benchmarks, *(REVIEWED + c for c in reviewed_counts)]
+if not choices:
     st.warning("No benchmark found: the demo folder data/demo is missing and none was uploaded on **Corpus**.")
     st.stop()
 
-bench = st.selectbox("Benchmark", list(benchmarks), key="eval_benchmark",
-                     help="The bundled demo, or a LegalBench-RAG zip uploaded on Corpus.")
-names = catalog.benchmark_datasets(benchmarks[bench])
+bench = st.selectbox("Benchmark", choices, key="eval_benchmark",
+                     format_func=lambda b: (f"Reviewed ground truth of {b[len(REVIEWED):]} "
+                                            f"({counted(reviewed_counts[b[len(REVIEWED):]], 'question')})"
+                                            if b.startswith(REVIEWED) else b),
+                     help="The bundled demo, a LegalBench-RAG zip uploaded on Corpus, or the ground truth marked on "
+                          "**Review** for a corpus, searched in that corpus's own indexes.",
+                     on_change=lambda: st.session_state.pop("eval_datasets", None))  # another benchmark: all its datasets
+reviewed = bench[len(REVIEWED):] if bench.startswith(REVIEWED) else None
+names = [reviewed] if reviewed else catalog.benchmark_datasets(benchmarks[bench])
+corpus_of = {n: reviewed or catalog.dataset_corpus(bench, n) for n in names}
+if reviewed:
+    st.caption(f"{counted(reviewed_counts[reviewed], 'question')} with "
+               f"{counted(sum(g.corpus == reviewed for g in reviewed_spans), 'span')} marked on **Review**, scored on "
+               f"corpus {reviewed!r}'s own indexes. Spans added later make a new benchmark: run it again.")
 with st.form("eval_form", border=True):
     datasets = st.multiselect("Datasets", names, default=names, key="eval_datasets",
                               help="The demo's cuad is 29 contracts (about 3,000 chunks per method): "
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
-    built = sorted({m for n in names for m in app_cache.built_methods(wb, catalog.dataset_corpus(bench, n))})
+    built = sorted({m for n in names for m in app_cache.built_methods(wb, corpus_of[n])})
     for n in names:
-        app_cache.incomplete_notice(wb, catalog.dataset_corpus(bench, n))
+        app_cache.incomplete_notice(wb, corpus_of[n])
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",
@@ -78,17 +99,26 @@ if submitted:
         if not datasets:
             raise ConfigError("Choose at least one dataset.")
         started = time.perf_counter()
-        loaded = load_benchmark(benchmarks[bench], datasets)
-        import_summary_sets(wb.summary_store, benchmarks[bench])
+        if reviewed:
+            loaded = [reviewed_dataset(reviewed, app_cache.dataset(entries[reviewed]).documents,
+                                       review_store.gold(corpus=reviewed))]
+        else:
+            loaded = load_benchmark(benchmarks[bench], datasets)
+            import_summary_sets(wb.summary_store, benchmarks[bench])
         pool_paths = [Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip()]
         if pool_paths:
             loaded = attach_pool(loaded, pool_paths)
             st.info(f"Distractor pool: {len(loaded[0].distractors)} documents added to every dataset's index.")
-        result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress)
+        result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress,
+                          corpora={d.name: corpus_of[d.name] for d in loaded})
         result.timings["total"] = round(time.perf_counter() - started, 3)
-        settings = {"benchmark": str(benchmarks[bench]), "datasets": [d.name for d in loaded],
+        settings = {"benchmark": f"reviewed ground truth of {reviewed}" if reviewed else str(benchmarks[bench]),
+                    "datasets": [d.name for d in loaded], "corpora": {d.name: corpus_of[d.name] for d in loaded},
                     "methods": [m.name for m in chosen], "k": sorted(ks or DEFAULT_K_VALUES),
                     "pool": [str(p) for p in pool_paths], "source": "app"}
+        if reviewed:
+            settings["reviewed"] = {"corpus": reviewed, "questions": len(loaded[0].queries),
+                                    "spans": sum(len(q.gold) for q in loaded[0].queries)}
         run = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
         app_cache.invalidate()
         st.session_state["eval_run"] = run.run_id
@@ -246,10 +276,8 @@ else:
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)
             st.caption("Questions whose top 8 gained or lost every right-document hit, B against A:")
             st.dataframe(counts, key="eval_cmp_queries")
-            run_bench = runs[run_b].settings.get("benchmark")
-            bench_name = next((n for n, path in benchmarks.items() if str(path) == run_bench), bench)
             changes = diagnostics.query_changes(runs[run_a], runs[run_b], k=8,
-                                                corpus_of={n: catalog.dataset_corpus(bench_name, n) for n in set(diff["dataset"])})
+                                                corpus_of={n: runs[run_b].corpus_of(n) for n in set(diff["dataset"])})
             changes["compare"] = [app_cache.compare_link(c, q) if q else "" for c, q in zip(changes["corpus"], changes["query"])]
             if len(changes):
                 st.dataframe(changes[["dataset", "method", "change", "query", "compare"]], hide_index=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -21,14 +20,14 @@ from sac.evaluation.review import (
     labels_csv,
     labels_frame,
     make_gold_span,
+    reviewed_dataset,
     run_hits,
 )
 from sac.evaluation.runs import list_runs
-from sac.ingest import catalog
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS, method_label, searchable_methods
-from sac.types import document_title, text_hash
+from sac.types import Dataset, Query, document_title, text_hash
 from sac.wording import counted
 
 app_cache.page_setup("Review", "✅")
@@ -146,14 +145,20 @@ else:
     cols = st.columns([3, 1, 1])
     run_id = cols[0].selectbox("Run", list(runs), format_func=lambda r: runs[r].description, key="rev_run")
     settings = runs[run_id].settings
-    bench = Path(settings.get("benchmark", "demo")).name
     dataset = cols[1].selectbox("Dataset", settings.get("datasets", []), key="rev_dataset")
     k = int(cols[2].number_input("k", 1, 64, 8, key="rev_run_k"))
-    corpus = catalog.dataset_corpus(bench, dataset)
+    corpus = runs[run_id].corpus_of(dataset)
     if corpus not in entries:
         st.error(f"The run's benchmark corpus {corpus!r} is not available any more.")
         st.stop()
     data = app_cache.dataset(entries[corpus])
+    if settings.get("reviewed"):
+        # The run's questions, with the reviewed ground truth as it stands now (a span removed since shows none).
+        with app_cache.stop_on_error():
+            now = {q.text: q.gold for q in reviewed_dataset(corpus, data.documents, store.gold(corpus=corpus)).queries}
+        asked = runs[run_id].query_texts()
+        data = Dataset(corpus, data.documents, tuple(Query(qid, text, now.get(text, ()), corpus)
+                                                     for (ds, qid), text in asked.items() if ds == dataset))
     queries = {q.query_id: q for q in data.queries}
     query_id = st.selectbox("Question", list(queries), format_func=lambda q: queries[q].text, key="rev_run_query")
     query = queries[query_id].text

@@ -3,6 +3,7 @@
 Examples:
   python -m sac eval --benchmark data/demo --methods baseline,sac-generic,sac-expert
   python -m sac eval --datasets contractnli --pool ../shared/data/sources/contractnli/test.json
+  python -m sac eval --corpus mine        # the ground truth marked on the app's Review page for corpus "mine"
   python -m sac ingest --benchmark data/demo --methods baseline,sac-expert
   python -m sac ingest --docs contracts/ --corpus mine --methods baseline,sac-generic
   python -m sac ingest --datasets cuad --chroma-url http://127.0.0.1:8000 --shard 1/2   # 2/2 on another machine
@@ -126,6 +127,22 @@ def _corpus_documents(wb: Any, args: argparse.Namespace) -> tuple[str, list[Docu
     return corpus_name(Path(args.benchmark).name, datasets[0]), list(datasets[0].all_documents)
 
 
+def _reviewed(wb: Any, args: argparse.Namespace) -> list[Dataset]:
+    """``--corpus NAME``: the ground truth reviewers marked on that corpus (in the app's Review page), as one dataset
+    searched in the corpus's own indexes (with any ``--pool``)."""
+    from sac.evaluation.review import ReviewStore, reviewed_dataset
+    from sac.ingest import catalog
+    from sac.ingest.pools import attach_pool
+
+    if getattr(args, "datasets", None):
+        raise ConfigError("--corpus evaluates that corpus's reviewed ground truth: give it without --datasets")
+    entry = catalog.find_corpus(catalog.list_corpora(wb.workspace), args.corpus)
+    documents = (catalog.load_dataset(entry).documents if entry.kind == "benchmark"
+                 else tuple(wb.workspace.load_corpus(args.corpus)))
+    spans = ReviewStore(wb.workspace.reviews_dir).gold(corpus=args.corpus)
+    return attach_pool([reviewed_dataset(args.corpus, documents, spans)], [Path(p) for p in args.pool or ()])
+
+
 def _reference(written: str | None, methods: Sequence[str]) -> str | None:
     """The method to compare the others with, named as a run names it (``recommended`` -> what it stands for);
     without one, the baseline where it ran."""
@@ -147,16 +164,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ConfigError(f"--reference {reference!r} is not among the evaluated methods {names}")
     ks = _ints(args.k)
     started = time.perf_counter()
-    datasets = _datasets(wb, args)
+    datasets = _reviewed(wb, args) if args.corpus else _datasets(wb, args)
+    corpora = {d.name: args.corpus for d in datasets} if args.corpus else None
     result = evaluate(
         wb, datasets, methods, ks, benchmark=Path(args.benchmark).name, progress=_Progress(not args.quiet),
-        log=None if args.quiet else (lambda line: print(line, file=sys.stderr)), reopen_store=True,
+        log=None if args.quiet else (lambda line: print(line, file=sys.stderr)), reopen_store=True, corpora=corpora,
     )
     result.timings["total"] = round(time.perf_counter() - started, 3)
-    settings = {
-        "benchmark": str(args.benchmark), "datasets": [d.name for d in datasets],
-        "methods": [m.name for m in methods], "k": ks, "pool": [str(p) for p in args.pool or []],
+    settings: dict[str, Any] = {
+        "benchmark": f"reviewed ground truth of {args.corpus}" if args.corpus else str(args.benchmark),
+        "datasets": [d.name for d in datasets], "methods": [m.name for m in methods], "k": ks,
+        "pool": [str(p) for p in args.pool or []],
     }
+    if corpora:
+        settings["corpora"] = corpora
+        settings["reviewed"] = {"corpus": args.corpus, "questions": len(datasets[0].queries),
+                                "spans": sum(len(q.gold) for q in datasets[0].queries)}
     run = save_run(wb.workspace, result, wb.config, settings, label=args.label)
     frame = result.frame()
     if args.out:
@@ -409,7 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--benchmark", default=str(DEMO_DIR), help="LegalBench-RAG folder (default data/demo)")
     source.add_argument("--datasets", "--dataset", dest="datasets", help="comma-separated, e.g. cuad,contractnli")
     source.add_argument("--pool", nargs="+", help="distractor documents: folders or ContractNLI JSON files")
-    source.add_argument("--corpus", help="a workspace corpus instead of a benchmark dataset")
+    source.add_argument("--corpus", help="a workspace corpus instead of a benchmark dataset (eval: scored on the ground "
+                        "truth marked for it on the app's Review page)")
     methods_help = (f"comma-separated; e.g. {','.join(BASE_METHODS)},recommended (= {RECOMMENDED}); options after a +: "
                     "sac-expert+docs3, sac-generic+hybrid0.75")
 

@@ -312,13 +312,11 @@ def _purge_reviews(ws: Workspace, drop: Callable[[Mapping[str, Any]], bool]) -> 
 def _run_holds(run: RunFolder, corpus: str, doc_ids: set[str] | None) -> bool:
     """Whether a saved run searched ``corpus`` (one of its datasets' corpus, with or without a distractor pool)
     and, given ``doc_ids``, retrieved one of them."""
-    settings = run.settings
-    bench = Path(str(settings.get("benchmark", ""))).name
-    if corpus not in {catalog.dataset_corpus(bench, str(d)) for d in settings.get("datasets", [])}:
+    if corpus not in {run.corpus_of(str(d)) for d in run.settings.get("datasets", [])}:
         return False
     if doc_ids is None:
         return True
-    return any(catalog.dataset_corpus(bench, str(row.get("dataset"))) == corpus
+    return any(run.corpus_of(str(row.get("dataset"))) == corpus
                and any(str(hit.get("file_path")) in doc_ids for hit in row.get("retrieved", []))
                for row in run.retrieved())
 

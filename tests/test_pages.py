@@ -461,6 +461,36 @@ def test_review_marks_new_ground_truth_and_exports_a_benchmark(demo_copy):
     assert any("<mark" in m.value and "sac-selected" in m.value for m in at.markdown)
     assert "Export as LegalBench-RAG benchmark JSON" in [b.label for b in at.get("download_button")]
 
+    # Evaluate offers the reviewed ground truth as a benchmark of its own, searched in the corpus's indexes.
+    indexes = {(i.corpus, i.method) for i in list_indexes(_client(demo_copy))}
+    ev = _ok(_app().switch_page("pages/4_Evaluate.py").run())
+    ev.selectbox(key="eval_benchmark").set_value("reviewed:demo-contractnli").run()
+    _ok(ev)
+    assert ev.multiselect(key="eval_datasets").options == ["demo-contractnli"]
+    ev.multiselect(key="eval_ks").set_value([1, 8])
+    [submit] = [b for b in ev.button if b.label == "Run the evaluation"]
+    submit.click().run()
+    _ok(ev)
+    [run] = list_runs(Workspace(demo_copy))
+    assert run.settings["reviewed"] == {"corpus": "demo-contractnli", "questions": 1, "spans": 1}
+    assert run.corpus_of("demo-contractnli") == "demo-contractnli"
+    assert {(i.corpus, i.method) for i in list_indexes(_client(demo_copy))} == indexes  # nothing new was built
+    per_query = run.per_query()
+    assert len(per_query) == len(METHODS) * 2 and set(per_query["query_id"]) == {span.query_id}
+    # Its figures are the span's overlap with what each method retrieved, as the run recorded it.
+    for row in run.retrieved():
+        hits = [(h["file_path"], *h["span"]) for h in row["retrieved"][:8]]
+        overlap = sum(max(0, min(end, span.end) - max(start, span.start)) for doc, start, end in hits if doc == span.doc_id)
+        recall = per_query[(per_query["method"] == row["method"]) & (per_query["k"] == 8)]["recall"].iloc[0]
+        assert recall == pytest.approx(overlap / (span.end - span.start))
+
+    # Review opens the run: the reviewed question, its hits, the reviewed span marked as ground truth.
+    review = _ok(_app().switch_page("pages/5_Review.py").run())
+    review.radio(key="rev_source").set_value("A saved evaluation run").run()
+    _ok(review)
+    assert review.selectbox(key="rev_run_query").options == [span.query]
+    assert len([m for m in review.markdown if 'class="sac-hit' in m.value]) == len(METHODS) * 8
+
 
 def _zip(files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()

@@ -117,3 +117,94 @@ def test_gold_spans_are_checked_against_the_document():
         make_gold_span(corpus="c", query_id="q", query="q?", doc_id="d", doc_text="short", start=0, end=2,
                        reviewer="")
     assert find_quote("abc", "zzz") is None and find_quote("abc", "   ") is None
+
+
+def _reviewed_as_benchmark(ds, queries, reviewer="Ada"):
+    """The gold spans of benchmark questions, marked again as reviewed ground truth of the dataset's corpus."""
+    texts = {d.doc_id: d.text for d in ds.documents}
+    return [make_gold_span(corpus="demo-contractnli", query_id=f"live-{i}", query=q.text, doc_id=g.doc_id,
+                           doc_text=texts[g.doc_id], start=g.start, end=g.end, reviewer=reviewer)
+            for i, q in enumerate(queries) for g in q.gold]
+
+
+def test_reviewed_ground_truth_is_scored_on_its_corpus_indexes_as_a_benchmark_is(demo_workspace, memo, demo_datasets,
+                                                                                 tmp_path):
+    """Marking a benchmark's answers again as reviewed ground truth and evaluating that gives every question the
+    figures the benchmark's own evaluation gives it, searched in the same indexes, with no index built."""
+    import shutil
+
+    from sac.config import SacConfig
+    from sac.evaluation.review import reviewed_dataset
+    from sac.evaluation.runs import evaluate
+    from sac.index.store import list_indexes
+    from sac.retrieval.methods import parse_methods
+    from sac.workbench import Workbench
+
+    shutil.copytree(demo_workspace, tmp_path / "ws")
+    wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
+    ds = demo_datasets["contractnli"]
+    asked = [ds.queries[i] for i in (0, 7, 19)]
+    reviewed = reviewed_dataset("demo-contractnli", ds.documents, _reviewed_as_benchmark(ds, asked))
+    assert [q.text for q in reviewed.queries] == sorted(q.text for q in asked)
+    assert {q.text: set(q.gold) for q in reviewed.queries} == {q.text: set(q.gold) for q in asked}
+    methods = parse_methods("baseline,sac-generic")
+    before = {(i.corpus, i.method) for i in list_indexes(wb.client)}
+    mine = evaluate(wb, [reviewed], methods, [1, 8], benchmark="reviewed", corpora={"demo-contractnli": "demo-contractnli"})
+    assert {(i.corpus, i.method) for i in list_indexes(wb.client)} == before  # searched in place, nothing built
+    theirs = evaluate(wb, [ds], methods, [1, 8])
+    text_of = {q.query_id: q.text for q in [*ds.queries, *reviewed.queries]}
+    figures = ("precision", "recall", "drm", "wrong")
+    bench = {(text_of[r["query_id"]], r["method"], r["k"]): [r[f] for f in figures] for r in theirs.per_query}
+    got = {(text_of[r["query_id"]], r["method"], r["k"]): [r[f] for f in figures] for r in mine.per_query}
+    assert len(got) == 3 * 2 * 2 and all(got[key] == bench[key] for key in got)
+    assert any(v[1] > 0 for v in got.values())  # some answers were found: the comparison says something
+
+
+def test_reviewed_ground_truth_that_no_longer_holds_its_words_is_refused(demo_datasets):
+    from dataclasses import replace
+
+    from sac.errors import CorpusError
+    from sac.evaluation.review import reviewed_dataset
+
+    ds = demo_datasets["contractnli"]
+    [span, *_] = _reviewed_as_benchmark(ds, ds.queries[:1])
+    with pytest.raises(ConfigError, match="no reviewed ground truth yet"):
+        reviewed_dataset("demo-contractnli", ds.documents, [])
+    with pytest.raises(CorpusError, match="no longer holds the words marked"):
+        reviewed_dataset("demo-contractnli", ds.documents, [replace(span, answer=span.answer + "!")])
+    with pytest.raises(CorpusError, match="no longer holds"):
+        reviewed_dataset("demo-contractnli", [d for d in ds.documents if d.doc_id != span.doc_id], [span])
+
+
+def test_cli_evaluates_a_corpus_on_its_reviewed_ground_truth_and_removal_takes_the_run(cli, tmp_path, demo_datasets):
+    """``sac eval --corpus NAME``: the spans reviewers marked on an uploaded corpus, scored on its own index; removing
+    the corpus removes the run that holds its text."""
+    from sac.evaluation.runs import list_runs
+
+    ds = demo_datasets["contractnli"]
+    folder = tmp_path / "ndas"
+    folder.mkdir()
+    for doc in ds.documents[:2]:
+        (folder / Path(doc.doc_id).name).write_text(doc.text, encoding="utf-8")
+    ws = str(tmp_path / "ws")
+    code, _, err = cli("ingest", "--workspace", ws, "--docs", str(folder), "--corpus", "mine", "--methods", "baseline", "-q")
+    assert code == 0, err
+    workspace = Workspace(Path(ws))
+    [doc, *_] = workspace.load_corpus("mine")
+    start = doc.text.lower().index("confidential")
+    ReviewStore(workspace.reviews_dir).add_gold(make_gold_span(
+        corpus="mine", query_id="live-1", query="What is confidential?", doc_id=doc.doc_id, doc_text=doc.text,
+        start=start, end=start + 120, reviewer="Ada"))
+    code, out, err = cli("eval", "--workspace", ws, "--corpus", "mine", "--methods", "baseline", "--k", "1,8", "-q")
+    assert code == 0, err
+    [run] = list_runs(workspace)
+    assert run.settings["reviewed"] == {"corpus": "mine", "questions": 1, "spans": 1}
+    assert run.corpus_of("mine") == "mine" and set(run.per_query()["query_id"]) == {"live-1"}
+    assert "mine" in out  # the summary table names the dataset
+    code, _, err = cli("eval", "--workspace", ws, "--corpus", "mine", "--datasets", "cuad", "-q")
+    assert code == 1 and "without --datasets" in err
+    code, _, err = cli("eval", "--workspace", ws, "--corpus", "theirs", "-q")
+    assert code == 1 and "No corpus named 'theirs'" in err
+    code, out, err = cli("remove", "--workspace", ws, "--corpus", "mine", "--all")
+    assert code == 0, err
+    assert list_runs(workspace) == [] and ReviewStore(workspace.reviews_dir).gold() == []

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         labels_csv,
         labels_frame,
         make_gold_span,
+        reviewed_dataset,
         run_hits,
     )
     from sac.evaluation.runs import (
@@ -96,6 +97,7 @@ _EXPORTS = {
     "paired_difference": "uncertainty",
     "precision_recall": "metrics",
     "query_diff": "runs",
+    "reviewed_dataset": "review",
     "run_hits": "review",
     "save_run": "runs",
     "score_method": "runs",
@@ -143,6 +145,7 @@ __all__ = [
     "paired_difference",
     "precision_recall",
     "query_diff",
+    "reviewed_dataset",
     "run_hits",
     "save_run",
     "score_method",

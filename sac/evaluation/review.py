@@ -5,8 +5,9 @@
 <workspace>/reviews/ground_truth.jsonl  new ground-truth spans; a line with "deleted": true removes one
 ```
 Both files are append-only (a crash loses at most the line being written) and survive restarts.
-New ground truth exports as a LegalBench-RAG benchmark: ``{"tests": [{"query", "snippets": [{"file_path",
-"span", "answer"}], "tags"}]}`` where ``corpus[file_path][start:end] == answer``.
+New ground truth is a benchmark of its own (``reviewed_dataset``: the corpus's documents, one question per query
+reviewed), evaluated on the corpus's own indexes, and exports as a LegalBench-RAG benchmark: ``{"tests": [{"query",
+"snippets": [{"file_path", "span", "answer"}], "tags"}]}`` where ``corpus[file_path][start:end] == answer``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from sac.errors import ConfigError
-from sac.types import Chunk, Hit, Span
+from sac.errors import ConfigError, CorpusError
+from sac.types import Chunk, Dataset, Document, Hit, Query, Span
 from sac.workspace import append_jsonl, read_jsonl, utc_now
 
 LABELS: tuple[str, ...] = ("relevant", "partly relevant", "not relevant", "wrong document", "boilerplate")
@@ -226,3 +227,33 @@ def benchmark_json(spans: Sequence[GoldSpan]) -> dict[str, Any]:
         test = tests.setdefault(s.query, {"query": s.query, "snippets": [], "tags": ["sac-review"]})
         test["snippets"].append({"file_path": s.doc_id, "span": [s.start, s.end], "answer": s.answer})
     return {"tests": list(tests.values())}
+
+
+def reviewed_dataset(corpus: str, documents: Sequence[Document], spans: Sequence[GoldSpan]) -> Dataset:
+    """The corpus's documents with one question per query that has reviewed ground truth, its spans as the gold.
+
+    Questions are grouped by their text (as the export groups them) and keep the first span's query id. A span must
+    still hold its answer to the character: a document replaced or removed since the span was marked raises
+    CorpusError naming the span, so no figure is scored against text that moved.
+    """
+    texts = {d.doc_id: d.text for d in documents}
+    grouped: dict[str, list[GoldSpan]] = {}
+    for s in sorted(spans, key=lambda s: (s.query, s.doc_id, s.start, s.end)):
+        if s.corpus != corpus:
+            raise ConfigError(f"A span of corpus {s.corpus!r} was given for corpus {corpus!r}")
+        text = texts.get(s.doc_id)
+        if text is None:
+            raise CorpusError(f"Reviewed ground truth for {s.query!r} points at {s.doc_id!r}, which corpus {corpus!r} "
+                              "no longer holds: remove that span on Review first.")
+        if text[s.start : s.end] != s.answer:
+            raise CorpusError(f"Reviewed ground truth for {s.query!r} at [{s.start}, {s.end}) of {s.doc_id!r} no longer "
+                              "holds the words marked (the document changed since): remove that span on Review and "
+                              "mark it again.")
+        grouped.setdefault(s.query, []).append(s)
+    if not grouped:
+        raise ConfigError(f"Corpus {corpus!r} has no reviewed ground truth yet: mark some on Review first.")
+    queries = tuple(
+        Query(group[0].query_id, query, tuple(Span(s.doc_id, s.start, s.end) for s in group), corpus)
+        for query, group in grouped.items()
+    )
+    return Dataset(corpus, tuple(documents), queries)

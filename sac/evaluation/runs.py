@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,9 +43,10 @@ class EvalResult:
         return pd.DataFrame(self.metrics, columns=METRIC_COLUMNS)
 
 
-def corpus_name(benchmark: str, dataset: Dataset) -> str:
-    """Index name of a dataset's corpus; a distractor pool gets its own indexes, keyed by its content."""
-    base = dataset_corpus(benchmark, dataset.name)
+def corpus_name(benchmark: str, dataset: Dataset, base: str | None = None) -> str:
+    """Index name of a dataset's corpus (``base``, by default ``<benchmark>-<dataset>``); a distractor pool gets its
+    own indexes, keyed by its content."""
+    base = base or dataset_corpus(benchmark, dataset.name)
     if not dataset.distractors:
         return base
     digest = text_hash("\n".join(sorted(d.doc_id + ":" + d.content_hash for d in dataset.distractors)))
@@ -69,8 +70,10 @@ def evaluate(
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
     reopen_store: bool = False,
+    corpora: Mapping[str, str] | None = None,
 ) -> EvalResult:
-    """Build what is missing, search every query once at the largest k, score every k.
+    """Build what is missing, search every query once at the largest k, score every k. A dataset is searched in
+    ``corpora[dataset]``'s indexes where given (reviewed ground truth in its corpus's), else its own (``corpus_name``).
 
     ``reopen_store``: build every dataset's indexes first and, where the build settled a graph (rewrote records to
     flush it whole: ``SyncReport.settled``), close the embedded store, so the searches read the graphs as they lie
@@ -83,15 +86,15 @@ def evaluate(
     result = EvalResult([], [], [])
     timings = {"index": 0.0, "query_embedding": 0.0, "search": 0.0, "scoring": 0.0}
     built = {}
+    names = {ds.name: corpus_name(benchmark, ds, (corpora or {}).get(ds.name)) for ds in datasets}
     if reopen_store and not wb.config.chroma_url:
         t0 = time.perf_counter()
-        built = {ds.name: wb.build(corpus_name(benchmark, ds), ds.all_documents, methods, progress=progress)
-                 for ds in datasets}
+        built = {ds.name: wb.build(names[ds.name], ds.all_documents, methods, progress=progress) for ds in datasets}
         if any(report.settled for reports in built.values() for report in reports.values()):
             wb.close_store()
         timings["index"] += time.perf_counter() - t0
     for ds in datasets:
-        corpus = corpus_name(benchmark, ds)
+        corpus = names[ds.name]
         t0 = time.perf_counter()
         reports = built[ds.name] if ds.name in built else wb.build(corpus, ds.all_documents, methods, progress=progress)
         timings["index"] += time.perf_counter() - t0
@@ -218,6 +221,11 @@ class RunFolder:
     @property
     def settings(self) -> dict[str, Any]:
         return dict(self.meta.get("settings") or {})
+
+    def corpus_of(self, dataset: str) -> str:
+        """The corpus whose indexes the run searched for ``dataset`` (without a distractor pool's suffix)."""
+        s = self.settings
+        return str((s.get("corpora") or {}).get(dataset) or dataset_corpus(Path(str(s.get("benchmark", ""))).name, dataset))
 
     @property
     def description(self) -> str:
