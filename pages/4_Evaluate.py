@@ -58,17 +58,16 @@ bench = st.selectbox("Benchmark", choices, key="eval_benchmark",
                                             f"({counted(reviewed_counts[b[len(REVIEWED):]], 'question')})"
                                             if b.startswith(REVIEWED) else b),
                      help="The bundled demo, a LegalBench-RAG zip uploaded on Corpus, or the ground truth marked on "
-                          "**Review** for a corpus, searched in that corpus's own indexes.",
-                     on_change=lambda: st.session_state.pop("eval_datasets", None))  # another benchmark: all its datasets
+                          "**Review** for a corpus, searched in that corpus's own indexes.")
 reviewed = bench[len(REVIEWED):] if bench.startswith(REVIEWED) else None
 names = [reviewed] if reviewed else catalog.benchmark_datasets(benchmarks[bench])
 corpus_of = {n: reviewed or catalog.dataset_corpus(bench, n) for n in names}
 if reviewed:
     st.caption(f"{counted(reviewed_counts[reviewed], 'question')} with "
-               f"{counted(sum(g.corpus == reviewed for g in reviewed_spans), 'span')} marked on **Review**, scored on "
-               f"corpus {reviewed!r}'s own indexes. Spans added later make a new benchmark: run it again.")
+               f"{counted(sum(g.corpus == reviewed for g in reviewed_spans), 'span')} marked on **Review**, searched in "
+               f"the indexes of corpus `{reviewed}`. Spans marked later are in the next run, not in a saved one.")
 with st.form("eval_form", border=True):
-    datasets = st.multiselect("Datasets", names, default=names, key="eval_datasets",
+    datasets = st.multiselect("Datasets", names, default=names, key=f"eval_datasets_{bench}",  # each its own choice
                               help="The demo's cuad is 29 contracts (about 3,000 chunks per method): "
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])

@@ -220,7 +220,7 @@ def test_summaries_flag_look_alikes(demo):
 def test_evaluate_contractnli_saves_a_run_and_charts_its_numbers(demo_copy):
     at = _ok(_app().switch_page("pages/4_Evaluate.py").run())
     at.selectbox(key="eval_benchmark").set_value("demo").run()
-    at.multiselect(key="eval_datasets").set_value(["contractnli"])
+    at.multiselect(key="eval_datasets_demo").set_value(["contractnli"])
     at.multiselect(key="eval_ks").set_value([1, 4, 8])
     [submit] = [b for b in at.button if b.label == "Run the evaluation"]
     submit.click().run()
@@ -333,7 +333,7 @@ def test_recommended_is_one_pick_on_compare_and_evaluate(demo_copy):
 
     ev = _ok(_app().switch_page("pages/4_Evaluate.py").run())
     ev.selectbox(key="eval_benchmark").set_value("demo").run()
-    ev.multiselect(key="eval_datasets").set_value(["contractnli"])
+    ev.multiselect(key="eval_datasets_demo").set_value(["contractnli"])
     ev.multiselect(key="eval_ks").set_value([1, 8])
     assert label in ev.multiselect(key="eval_methods").options
     ev.multiselect(key="eval_methods").set_value(["sac-generic", resolved])
@@ -466,7 +466,7 @@ def test_review_marks_new_ground_truth_and_exports_a_benchmark(demo_copy):
     ev = _ok(_app().switch_page("pages/4_Evaluate.py").run())
     ev.selectbox(key="eval_benchmark").set_value("reviewed:demo-contractnli").run()
     _ok(ev)
-    assert ev.multiselect(key="eval_datasets").options == ["demo-contractnli"]
+    assert ev.multiselect(key="eval_datasets_reviewed:demo-contractnli").options == ["demo-contractnli"]
     ev.multiselect(key="eval_ks").set_value([1, 8])
     [submit] = [b for b in ev.button if b.label == "Run the evaluation"]
     submit.click().run()
