@@ -3,9 +3,9 @@
     python bench/headline.py            # print the dev and test tables
     python bench/headline.py --write    # put those rows into README.md and bench/README.md
 
-Reads the run ``RUN`` names for every split and dataset (``bench/results/<run>.json``, written by bench/selection.py
-with ``--questions``; the commands are in bench/README.md), the recommended method's rows from ``RECOMMENDED_RUN``,
-and makes one row per (dataset, title style, method):
+Reads each dataset's runs of ``RUNS`` for every split (``bench/results/<run>.json``, written by bench/selection.py
+with ``--questions``; the commands are in bench/README.md): the paper's methods from the first, the recommended
+method's rows from the second, and makes one row per (dataset, title style, method):
 DRM with its intervals over questions and over documents, DRM@1, precision, recall, and DRM on the identifiable
 questions and on the rest. ``--write`` replaces each README row whose first three cells (split · pool · embedder,
 titles, method) match a made row, and fails if a README lacks one, so every figure in those tables is one a
@@ -26,10 +26,14 @@ from sac.retrieval.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
-RUN = "selection-{split}-table-{dataset}-settled"
-# Where the recommended method changed after those runs, its rows come from its own run on the same indexes and
-# questions (bench/README.md, "+inner", then "+hybrid0.75 inside"); the paper's three methods did not change.
-RECOMMENDED_RUN = "selection-{split}-inner-hybrid-{dataset}"
+# Per dataset, (the run of the paper's methods, the run of the recommended method). ContractNLI: the settled runs; the
+# recommended method changed after them, so its rows come from its own run on the same indexes and questions
+# (bench/README.md, "+inner", then "+hybrid0.75 inside"). CUAD: summarizer v7 changed 7 of its contracts' summaries
+# after both, so all four methods come from one run with it (bench/README.md, "Summarizer v7").
+RUNS = {
+    "cuad": ("selection-{split}-table-cuad-v7", "selection-{split}-table-cuad-v7"),
+    "contractnli": ("selection-{split}-table-contractnli-settled", "selection-{split}-inner-hybrid-contractnli"),
+}
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
 READMES = (ROOT / "README.md", ROOT / "bench" / "README.md")
 HEADER = ("| split · pool · embedder | titles | method | questions | DRM % [95 % CI] | DRM % [95 % CI, documents] | "
@@ -48,8 +52,8 @@ def rows(split: str, results: Path = RESULTS) -> list[str]:
     """The table rows of one split, CUAD first, each title style in turn, the methods in ``METHODS`` order."""
     out = []
     for dataset in DATASETS:
-        run = _run(results, RUN, split, dataset)
-        later = _run(results, RECOMMENDED_RUN, split, dataset)
+        run = _run(results, RUNS[dataset][0], split, dataset)
+        later = _run(results, RUNS[dataset][1], split, dataset)
         for block in run["blocks"]:
             by = {(r["subset"], r["method"]): r for r in block["rows"]}
             [same] = [b for b in later["blocks"] if b["titles"] == block["titles"]]
@@ -68,6 +72,12 @@ def rows(split: str, results: Path = RESULTS) -> list[str]:
                          _interval(r["precision"]), _interval(r["recall"]), *subsets]
                 out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def run_names() -> list[str]:
+    """Every run the tables read, each once."""
+    return list(dict.fromkeys(name.format(split=split, dataset=dataset)
+                              for dataset, names in RUNS.items() for name in names for split in SPLITS))
 
 
 def _run(results: Path, name: str, split: str, dataset: str) -> dict[str, Any]:

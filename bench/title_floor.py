@@ -37,8 +37,7 @@ from sac.ingest.builders import TITLE_STYLES
 from sac.retrieval.docfirst import title_words
 
 # The runs of the README's headline tables (bench/headline.py): the recommended method's rows are its runs'.
-RUNS = tuple(f"{run.format(split=split, dataset=dataset)}.json" for run in (headline.RUN, headline.RECOMMENDED_RUN)
-             for split in headline.SPLITS for dataset in headline.DATASETS)
+RUNS = tuple(f"{name}.json" for name in headline.run_names())
 
 
 def confirmable(query: str, text_words: set[str]) -> frozenset[str]:

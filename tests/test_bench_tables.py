@@ -45,9 +45,7 @@ def test_a_changed_figure_or_a_missing_row_is_caught(made):
 def test_the_headline_runs_carry_the_identifiable_tags_the_builder_gives_now(tmp_path):
     """A change to the builder's identifiable rule must come with `python bench/retag.py` on these runs."""
     tags = retag.current_tags(set(headline.DATASETS), tmp_path)
-    runs = [run.format(split=split, dataset=dataset) for run in (headline.RUN, headline.RECOMMENDED_RUN)
-            for split in headline.SPLITS for dataset in headline.DATASETS]
-    for name in runs:
+    for name in headline.run_names():
         stored = retag.stored_tags(name)
         assert len(stored) in (2 * 2047, 2 * 2136, 2 * 859, 2 * 941), name  # both title styles, every question
         differ = [key for key, identifiable in stored.items() if tags[key] != identifiable]
