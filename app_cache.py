@@ -28,6 +28,7 @@ from sac.embedding.models import embedder_name, make_embedder, preload
 from sac.errors import SacError
 from sac.evaluation.compare import dataset_scores, nearest_neighbours
 from sac.evaluation.mismatch import Mismatch, mismatch_tables
+from sac.evaluation.review import ReviewStore, reviewed_dataset
 from sac.evaluation.runs import RunFolder
 from sac.evaluation.uncertainty import compare_to_reference, few_units_note
 from sac.index import snapshot as index_snapshot
@@ -198,6 +199,19 @@ def dataset(entry: catalog.CorpusEntry) -> Dataset:
     ws = workspace()
     docs = _uploaded(str(ws.root), entry.name, _mtime(ws.corpus_path(entry.name)))
     return Dataset(entry.name, tuple(docs), ())
+
+
+def reviewed_questions(wb: Workbench, corpus: str, documents: Sequence[Document]) -> dict[str, Query]:
+    """The questions with ground truth marked on Review for ``corpus``, by query id (``sac.evaluation.review.
+    reviewed_dataset``); none, with a warning naming the span, where a marked span no longer holds its words."""
+    spans = ReviewStore(wb.workspace.reviews_dir).gold(corpus=corpus)
+    if not spans:
+        return {}
+    try:
+        return {q.query_id: q for q in reviewed_dataset(corpus, documents, spans).queries}
+    except SacError as err:
+        st.warning(f"Reviewed ground truth not shown: {err}")
+        return {}
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -76,7 +76,9 @@ with app_cache.stop_on_error():
     data = app_cache.dataset(entry)
 documents = {d.doc_id: d for d in data.documents}
 
-sources = ["Benchmark question", "Your own question"] if data.queries else ["Your own question"]
+reviewed = app_cache.reviewed_questions(wb, corpus, data.documents)
+sources = [*(["Benchmark question"] if data.queries else []), *(["Reviewed question"] if reviewed else []),
+           "Your own question"]
 source = st.radio("Question", sources, horizontal=True, key="cmp_source", bind="query-params")
 gold: tuple = ()
 pinned: list[str] = []
@@ -91,6 +93,15 @@ if source == "Benchmark question":
     gold = queries[query_id].gold
     st.caption("Ground truth is known for this question: hits from any other document are flagged, "
                "the answer's characters are highlighted.")
+elif source == "Reviewed question":
+    query_id = st.selectbox(
+        f"Pick one of the {len(reviewed)} questions with ground truth marked on Review", list(reviewed),
+        format_func=lambda qid: reviewed[qid].text, key="cmp_review_pick", bind="query-params",
+    )
+    query = reviewed[query_id].text
+    gold = reviewed[query_id].gold
+    st.caption("Ground truth marked on **Review** for this question: hits from any other document are flagged, "
+               "the marked characters are highlighted.")
 else:
     query = st.text_input("Your question", key="cmp_query_text", bind="query-params",
                           placeholder="e.g. Which law governs the agreement between the parties?")
@@ -132,7 +143,7 @@ if comparison.targets:
                  .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table",
                  column_config={"method": st.column_config.TextColumn(width="large")})
     if not gold:
-        st.caption("Precision and recall need the answer's characters (a benchmark question); a pinned document "
+        st.caption("Precision and recall need the answer's characters (a benchmark or reviewed question); a pinned document "
                    "gives DRM only: —.")
 for diff in document_diffs(comparison):
     label = f"{method_label(diff.method)} vs {method_label(diff.reference)}:"  # as the columns below name them

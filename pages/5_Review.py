@@ -126,7 +126,9 @@ if source == "A live comparison":
             query = queries[picked].text
     from_compare = last.corpus == corpus and last.query == query
     bench = next((q for q in data.queries if q.text == query), None)
-    gold = bench.gold if bench else last.gold if from_compare else ()
+    # A question without a benchmark answer shows the ground truth marked for it here, once there is some.
+    marked = next((q for q in app_cache.reviewed_questions(wb, corpus, data.documents).values() if q.text == query), None)
+    gold = bench.gold if bench else (last.gold if from_compare else ()) or (marked.gold if marked else ())
     pinned = list(last.pinned) if from_compare else []
     query_id = bench.query_id if bench else f"live-{text_hash(query)[:8]}"
     label_source = "live"

@@ -22,6 +22,7 @@ from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
 from sac.retrieval.methods import RECOMMENDED, parse_method
+from sac.types import document_title
 from sac.workspace import Workspace
 from tests.conftest import finish_build, interrupt_index
 
@@ -460,6 +461,20 @@ def test_review_marks_new_ground_truth_and_exports_a_benchmark(demo_copy):
     assert doc.text[span.start:span.end] == span.answer
     assert any("<mark" in m.value and "sac-selected" in m.value for m in at.markdown)
     assert "Export as LegalBench-RAG benchmark JSON" in [b.label for b in at.get("download_button")]
+    # The question's hits now show the marked words as its ground truth, and hits from other documents as wrong.
+    cards = [m.value for m in at.markdown if 'class="sac-hit' in m.value]
+    assert any("sac-gold" in c for c in cards)
+    assert all(("sac-hit-wrong" in c) == (f"<b>{document_title(span.doc_id)}</b>" not in c) for c in cards)
+    assert any("sac-hit-wrong" in c for c in cards)
+
+    # Compare offers it as a reviewed question, with the marked span as its ground truth.
+    cmp = _ok(_app().switch_page("pages/3_Compare.py").run())
+    cmp.radio(key="cmp_source").set_value("Reviewed question").run()
+    _ok(cmp)
+    assert cmp.selectbox(key="cmp_review_pick").options == [span.query]
+    table = _frame(cmp, "wrong-document hits")
+    assert set(table["method"]) == set(METHODS) and table["recall %"].notna().all()
+    assert any("sac-gold" in m.value for m in cmp.markdown if 'class="sac-hit' in m.value)
 
     # Evaluate offers the reviewed ground truth as a benchmark of its own, searched in the corpus's indexes.
     indexes = {(i.corpus, i.method) for i in list_indexes(_client(demo_copy))}
