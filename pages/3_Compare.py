@@ -19,6 +19,7 @@ from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
 from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, searchable_methods
 from sac.types import document_title
+from sac.wording import counted
 
 app_cache.page_setup("Compare", "🔍")
 
@@ -95,7 +96,7 @@ if source == "Benchmark question":
                "the answer's characters are highlighted.")
 elif source == "Reviewed question":
     query_id = st.selectbox(
-        f"Pick one of the {len(reviewed)} questions with ground truth marked on Review", list(reviewed),
+        f"Pick a question with ground truth marked on Review ({counted(len(reviewed), 'question')})", list(reviewed),
         format_func=lambda qid: reviewed[qid].text, key="cmp_review_pick", bind="query-params",
     )
     query = reviewed[query_id].text
