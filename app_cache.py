@@ -361,6 +361,16 @@ def run_retrieved(run: RunFolder) -> list[dict[str, Any]]:
     return _run_retrieved(str(run.path), run.stamp)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def _run_questions(path: str, stamp: float, dataset: str) -> list[Query] | None:
+    return RunFolder(Path(path)).questions(dataset)
+
+
+def run_questions(run: RunFolder, dataset: str) -> list[Query] | None:
+    """A saved run's questions of ``dataset`` with the ground truth it was scored against (``RunFolder.questions``)."""
+    return _run_questions(str(run.path), run.stamp, dataset)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _run_mismatch(path: str, stamp: float, dataset: str, method: str, k: int) -> Mismatch:
     return mismatch_tables(RunFolder(Path(path)), dataset, method, k)

@@ -20,14 +20,13 @@ from sac.evaluation.review import (
     labels_csv,
     labels_frame,
     make_gold_span,
-    reviewed_dataset,
     run_hits,
 )
 from sac.evaluation.runs import list_runs
 from sac.render import plots
 from sac.render.highlight import Mark, render_hit, render_labelled, render_text
 from sac.retrieval.methods import BASE_METHODS, method_label, searchable_methods
-from sac.types import Dataset, Query, document_title, text_hash
+from sac.types import document_title, text_hash
 from sac.wording import counted
 
 app_cache.page_setup("Review", "✅")
@@ -154,14 +153,8 @@ else:
         st.error(f"The run's benchmark corpus {corpus!r} is not available any more.")
         st.stop()
     data = app_cache.dataset(entries[corpus])
-    if settings.get("reviewed"):
-        # The run's questions, with the reviewed ground truth as it stands now (a span removed since shows none).
-        with app_cache.stop_on_error():
-            now = {q.text: q.gold for q in reviewed_dataset(corpus, data.documents, store.gold(corpus=corpus)).queries}
-        asked = runs[run_id].query_texts()
-        data = Dataset(corpus, data.documents, tuple(Query(qid, text, now.get(text, ()), corpus)
-                                                     for (ds, qid), text in asked.items() if ds == dataset))
-    queries = {q.query_id: q for q in data.queries}
+    asked = app_cache.run_questions(runs[run_id], dataset)  # with the ground truth the run was scored against
+    queries = {q.query_id: q for q in (data.queries if asked is None else asked)}
     query_id = st.selectbox("Question", list(queries), format_func=lambda q: queries[q].text, key="rev_run_query")
     query = queries[query_id].text
     gold = queries[query_id].gold

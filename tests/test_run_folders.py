@@ -89,3 +89,18 @@ def test_two_runs_compare_per_method_and_per_question(tmp_path, demo_datasets):
     assert len(diff) == len(demo_datasets["contractnli"].queries)
     assert set(diff["change"]) == {"lost right document"}
     assert set(query_diff(elsewhere, oracle, k=8)["change"]) == {"gained right document"}
+
+
+def test_a_run_keeps_the_ground_truth_it_was_scored_against(tmp_path, demo_datasets):
+    """Review reads a saved run's questions with the gold the run used, not the benchmark as it is later; a run saved
+    before runs kept it says so (None)."""
+    from sac.evaluation.runs import score_method
+
+    ds = demo_datasets["contractnli"]
+    result = EvalResult([], [], [])
+    score_method(result, ds, "oracle", [[Hit(Chunk(g, ""), 1.0, i + 1) for i, g in enumerate(q.gold)] for q in ds.queries], [8])
+    ws = Workspace(tmp_path / "ws")
+    run = save_run(ws, result, SacConfig(workspace=ws.root), {"datasets": [ds.name]}, label="oracle")
+    assert run.questions(ds.name) == list(ds.queries) and run.questions("cuad") == []
+    older = save_run(ws, _result(demo_datasets, False), SacConfig(workspace=ws.root), {}, label="older")
+    assert older.questions(ds.name) is None

@@ -23,7 +23,7 @@ from sac.evaluation.uncertainty import bootstrap_intervals
 from sac.ingest.catalog import dataset_corpus
 from sac.progress import Progress
 from sac.retrieval.methods import MAX_K, Method
-from sac.types import Dataset, Hit, text_hash
+from sac.types import Dataset, Hit, Query, Span, text_hash
 from sac.workbench import Workbench
 from sac.workspace import Workspace, atomic_write_text, read_jsonl, safe_name, utc_now
 
@@ -129,6 +129,7 @@ def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[H
         document = "|".join(sorted(query.gold_doc_ids))  # what a document-level bootstrap draws
         result.retrieved.append({
             "dataset": ds.name, "query_id": query.query_id, "query": query.text, "method": method,
+            "gold": [[g.doc_id, g.start, g.end] for g in query.gold],  # what the run scored against
             "retrieved": [
                 {"file_path": h.span.doc_id, "span": [h.span.start, h.span.end], "score": round(h.score, 6)}
                 for h in query_hits
@@ -189,7 +190,8 @@ class RunFolder:
       per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document
       intervals.csv    95 % bootstrap intervals (questions resampled) of every figure in metrics.csv
       intervals_document.csv   the same with documents resampled (each with all its questions)
-      retrieved.jsonl  one row per (dataset, query, method): query text and hits (file_path, span, score)
+      retrieved.jsonl  one row per (dataset, query, method): query text, the gold spans it was scored against,
+                       and hits (file_path, span, score)
     ```
     A folder counts as saved only once ``config.json`` exists; a saved run never changes.
     """
@@ -261,6 +263,19 @@ class RunFolder:
         for row in self.retrieved():
             out.setdefault((str(row.get("dataset")), str(row.get("query_id"))), str(row.get("query", "")))
         return out
+
+    def questions(self, dataset: str) -> list[Query] | None:
+        """The dataset's questions with the ground truth the run scored them against, in the run's order; None for a
+        run saved before runs kept it (its benchmark's questions as they are now stand in)."""
+        out: dict[str, Query] = {}
+        for row in self.retrieved():
+            if row.get("dataset") != dataset or str(row.get("query_id")) in out:
+                continue
+            if "gold" not in row:
+                return None
+            gold = tuple(Span(str(d), int(a), int(b)) for d, a, b in row["gold"])
+            out[str(row["query_id"])] = Query(str(row["query_id"]), str(row.get("query", "")), gold, dataset)
+        return list(out.values())
 
 
 def save_run(
