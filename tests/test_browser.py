@@ -89,6 +89,9 @@ def _add_corpora(workspace: Path, memo) -> None:
     interrupt_index(workspace, "three-ndas", "sac-expert", ndas[0].doc_id)
 
 
+WORKSPACES: dict[str, Path] = {}  # app_url -> its server's workspace
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory, request):
     """A real `streamlit run app.py` on a free loopback port with its own workspace: a copy of the session's
@@ -98,6 +101,7 @@ def app_url(tmp_path_factory, request):
     shutil.copytree(request.getfixturevalue("demo_workspace"), workspace)
     _add_corpora(workspace, request.getfixturevalue("memo"))
     with streamlit_server(workspace, "streamlit-server.log") as url:
+        WORKSPACES[url] = workspace
         yield url
 
 
@@ -437,6 +441,37 @@ def test_a_build_runs_on_while_the_user_moves_to_another_page(app_url, page):
     assert page.get_by_role("option", name="background", exact=False).count() == 1  # listed without a reload
     page.keyboard.press("Escape")
     page.screenshot(path=str(ARTIFACTS / "browser-background-done.png"), full_page=True)
+
+
+def test_evaluate_switches_to_reviewed_ground_truth_with_its_dataset_chosen(app_url, page):
+    """A span marked on Review makes the corpus's reviewed ground truth a benchmark on Evaluate. Switching to it in a
+    browser left no dataset chosen ("Choose at least one dataset."), though the page's own tests passed: each
+    benchmark now keeps its own choice, all its datasets at first."""
+    from sac.evaluation.review import ReviewStore, make_gold_span
+    from sac.workspace import Workspace
+
+    nda = load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0]
+    question = nda.queries[0]
+    [gold, *_] = question.gold
+    text = next(d.text for d in nda.documents if d.doc_id == gold.doc_id)
+    store = ReviewStore(Workspace(WORKSPACES[app_url]).reviews_dir)
+    span = store.add_gold(make_gold_span(corpus="demo-contractnli", query_id="live-b1", query=question.text,
+                                         doc_id=gold.doc_id, doc_text=text, start=gold.start, end=gold.end,
+                                         reviewer="Ada"))
+    try:
+        _open(page, f"{app_url}/Evaluate")
+        page.get_by_role("combobox", name="Benchmark").click()
+        page.get_by_role("option", name="Reviewed ground truth of demo-contractnli (1 question)").click()
+        _settle(page)
+        page.get_by_role("button", name="Run the evaluation").click()
+        refused = page.get_by_text("Choose at least one dataset.")
+        page.get_by_text("Run saved as", exact=False).or_(refused).first.wait_for(timeout=300_000)
+        _settle(page)
+        assert refused.count() == 0
+        assert page.get_by_text("Run saved as", exact=False).count() == 1
+        page.screenshot(path=str(ARTIFACTS / "browser-evaluate-reviewed.png"), full_page=True)
+    finally:
+        store.remove_gold(span)  # the other tests see the workspace without it
 
 
 def test_a_demo_load_survives_leaving_the_page_at_once(tmp_path, browser):
