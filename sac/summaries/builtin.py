@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from sac.errors import ConfigError
 from sac.summaries.facts import BUILTIN_VERSION, DocumentFacts, _find_subject, _find_topic, extract_facts
 from sac.summaries.parties import join_parties
-from sac.summaries.prompts import MIN_TARGET_CHARS, SLACK_CHARS, cut_at_word
+from sac.summaries.prompts import MIN_TARGET_CHARS, SLACK_CHARS, cut_at_word, made_summary
 from sac.types import Document, Summary, text_hash
-from sac.workspace import utc_now
 
 
 @dataclass(repr=False)
@@ -51,17 +50,7 @@ class BuiltinSummarizer:
         cut = len(text) > limit
         if cut:
             text = cut_at_word(text, limit)
-        return Summary(
-            doc_id=document.doc_id,
-            strategy=self.strategy,
-            text=text,
-            doc_hash=document.content_hash,
-            model=self.model,
-            prompt_hash=self.prompt_hash,
-            target_chars=self.target_chars,
-            cut=cut,
-            created=utc_now(),
-        )
+        return made_summary(self, document, text, cut=cut)
 
     def summary_text(self, document: Document) -> str:
         """The summary before any cut (may exceed the limit only when the names alone do)."""

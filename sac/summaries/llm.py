@@ -22,12 +22,12 @@ from sac.summaries.prompts import (
     SYSTEM_PROMPT,
     cut_at_word,
     default_prompt,
+    made_summary,
     prompt_hash,
     render_prompt,
     words_for,
 )
 from sac.types import Document, Summary
-from sac.workspace import utc_now
 
 # --------------------------------------------------------------------------------------------------
 # OpenAI-compatible summarizer
@@ -269,7 +269,7 @@ class OpenAISummarizer:
             replies.append(len(text))
             # A reply the token cap cut short is unfinished: never accept it as it stands.
             if text and len(text) <= limit and finished != "length":
-                summary = self._summary(document, text, cut=False)
+                summary = made_summary(self, document, text, cut=False)
                 break
             if text and (shortest is None or len(text) < len(shortest)):
                 shortest = text
@@ -287,7 +287,7 @@ class OpenAISummarizer:
                     f"{self.base_url} returned an empty summary for {document.doc_id!r} "
                     f"({self.max_attempts} attempts with model {self.model!r})"
                 )
-            summary = self._summary(document, cut_at_word(shortest, limit), cut=True)
+            summary = made_summary(self, document, cut_at_word(shortest, limit), cut=True)
         with self._stats_lock:
             self.stats[document.content_hash] = {
                 "attempts": len(replies), "seconds": round(time.perf_counter() - started, 2),
@@ -326,19 +326,6 @@ class OpenAISummarizer:
             "output_tokens": math.ceil(count * limit / 4),
             "max_output_tokens": count * self.max_attempts * max_output_tokens(limit),
         }
-
-    def _summary(self, document: Document, text: str, *, cut: bool) -> Summary:
-        return Summary(
-            doc_id=document.doc_id,
-            strategy=self.strategy,
-            text=text,
-            doc_hash=document.content_hash,
-            model=self.model,
-            prompt_hash=self.prompt_hash,
-            target_chars=self.target_chars,
-            cut=cut,
-            created=utc_now(),
-        )
 
     def _complete(
         self, messages: list[dict[str, str]], document: Document, target: int

@@ -6,8 +6,10 @@ chunk carries the identity of its document (parties, type, subject).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from sac.errors import ConfigError
-from sac.types import text_hash
+from sac.types import Document, Summary, text_hash
 
 SLACK_CHARS = 20  # the paper accepted a summary up to 20 characters over the target
 MIN_TARGET_CHARS = 20
@@ -124,3 +126,19 @@ def cut_at_word(text: str, limit: int) -> str:
     cut = head[:space] if space >= limit // 2 else text[:limit]
     return cut.rstrip(" ,;:-(/&").rstrip()
 
+
+
+class _Maker(Protocol):
+    strategy: str
+    model: str
+    prompt_hash: str
+    target_chars: int
+
+
+def made_summary(maker: _Maker, document: Document, text: str, *, cut: bool) -> Summary:
+    """The ``Summary`` a summarizer (built-in or LLM) made of ``document``: its strategy, model and prompt, now."""
+    from sac.workspace import utc_now
+
+    return Summary(doc_id=document.doc_id, strategy=maker.strategy, text=text, doc_hash=document.content_hash,
+                   model=maker.model, prompt_hash=maker.prompt_hash, target_chars=maker.target_chars, cut=cut,
+                   created=utc_now())
