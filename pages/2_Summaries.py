@@ -92,7 +92,7 @@ frame = summaries_frame(documents, summaries, {d.doc_id: len(wb.chunks(d)) for d
 shown = filter_summaries(frame, search, show, threshold)
 st.caption(f"{len(shown)} of {len(frame)} documents · target length {wb.config.summary_chars} characters "
            "(20 over allowed) · similarity: cosine to the most similar other document's summary")
-column_config = {"doc_id": None, "document": st.column_config.TextColumn("document", pinned=True)}
+column_config = {"doc_id": None, "document": st.column_config.TextColumn("document", pinned=True, width="medium")}
 column_config.update({s: st.column_config.TextColumn(s, width="large") for s in summaries})
 column_config.update({f"{s} similarity": st.column_config.ProgressColumn(
     f"{s} similarity", min_value=0.0, max_value=1.0, format="%.3f", width="small") for s in lookalikes})
