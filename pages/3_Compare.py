@@ -84,24 +84,20 @@ source = st.radio("Question", sources, horizontal=True, key="cmp_source", bind="
 gold: tuple = ()
 pinned: list[str] = []
 query_id = ""
-if source == "Benchmark question":
-    queries = {q.query_id: q for q in data.queries}
+if source in ("Benchmark question", "Reviewed question"):
+    benchmark = source == "Benchmark question"
+    queries = {q.query_id: q for q in data.queries} if benchmark else reviewed
     query_id = st.selectbox(
-        f"Pick one of the {len(queries)} benchmark questions (type to search)", list(queries),
-        format_func=lambda qid: queries[qid].text, key="cmp_query_pick", bind="query-params",
+        f"Pick one of the {len(queries)} benchmark questions (type to search)" if benchmark
+        else f"Pick a question with ground truth marked on Review ({counted(len(queries), 'question')})",
+        list(queries), format_func=lambda qid: queries[qid].text, bind="query-params",
+        key="cmp_query_pick" if benchmark else "cmp_review_pick",
     )
     query = queries[query_id].text
     gold = queries[query_id].gold
     st.caption("Ground truth is known for this question: hits from any other document are flagged, "
-               "the answer's characters are highlighted.")
-elif source == "Reviewed question":
-    query_id = st.selectbox(
-        f"Pick a question with ground truth marked on Review ({counted(len(reviewed), 'question')})", list(reviewed),
-        format_func=lambda qid: reviewed[qid].text, key="cmp_review_pick", bind="query-params",
-    )
-    query = reviewed[query_id].text
-    gold = reviewed[query_id].gold
-    st.caption("Ground truth marked on **Review** for this question: hits from any other document are flagged, "
+               "the answer's characters are highlighted." if benchmark else
+               "Ground truth marked on **Review** for this question: hits from any other document are flagged, "
                "the marked characters are highlighted.")
 else:
     query = st.text_input("Your question", key="cmp_query_text", bind="query-params",
