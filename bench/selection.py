@@ -70,6 +70,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pool-limit", type=int,
                         help="a sub-pool: the first N documents of the split by text hash, and only their questions "
                         "(its own indexes, named <dataset>-<split>-poolN)")
+    parser.add_argument("--pools-of", type=int,
+                        help="small corpora: the split's documents in consecutive pools of N by text hash (a remainder "
+                        "of fewer than N left out), each question searched in its own pool's indexes; one block per "
+                        "title style over all pools (datasets <dataset>-<split>-of<N>-<i>)")
     parser.add_argument("--max-questions", type=int,
                         help="a fixed sample of at most N questions per dataset (the same in both title styles)")
     parser.add_argument("--workspace", default=str(WORKSPACE),
@@ -136,6 +140,19 @@ def sub_pool(ds: Dataset, n: int) -> Dataset:
     queries = tuple(q for q in ds.queries if q.gold_doc_ids <= ids)
     return dataclasses.replace(ds, name=f"{ds.name}-pool{n}", documents=tuple(sorted(kept, key=lambda d: d.doc_id)),
                                queries=queries)
+
+
+def small_pools(ds: Dataset, n: int) -> list[Dataset]:
+    """The split's documents in consecutive pools of n by text hash (the last, shorter one dropped), each with the
+    questions whose answers lie only in it."""
+    ordered = sorted(ds.documents, key=lambda d: d.content_hash)
+    pools = []
+    for i in range(len(ordered) // n):
+        ids = {d.doc_id for d in ordered[i * n : (i + 1) * n]}
+        pools.append(dataclasses.replace(ds, name=f"{ds.name}-of{n}-{i + 1:02d}",
+                                         documents=tuple(d for d in ds.documents if d.doc_id in ids),
+                                         queries=tuple(q for q in ds.queries if q.gold_doc_ids <= ids)))
+    return pools
 
 
 def sample_questions(ds: Dataset, n: int) -> Dataset:
@@ -250,16 +267,22 @@ def main(argv: list[str] | None = None) -> int:
                 ds = sub_pool(ds, args.pool_limit)
             if args.max_questions and len(ds.queries) > args.max_questions:
                 ds = sample_questions(ds, args.max_questions)
-            log(f"{ds.name} ({style} titles): {len(ds.documents)} documents, {len(ds.queries)} questions")
+            pools = small_pools(ds, args.pools_of) if args.pools_of else [ds]
+            if args.pools_of:
+                ds = dataclasses.replace(ds, documents=tuple(d for p in pools for d in p.documents),
+                                         queries=tuple(q for p in pools for q in p.queries))
+            log(f"{ds.name} ({style} titles): {len(ds.documents)} documents in {len(pools)} pool(s), "
+                f"{len(ds.queries)} questions")
             # reopen_store: the searches read the graphs as they lie on disk, so a first run gives what reruns give
-            run = evaluate(wb, [ds], methods, benchmark="full", progress=None,
+            run = evaluate(wb, pools, methods, benchmark="full", progress=None,
                            log=lambda line: log("  " + line), reopen_store=True)
-            per_query = pd.DataFrame(run.per_query)
+            per_query = pd.DataFrame(run.per_query).assign(dataset=ds.name)  # small pools: one block over them all
             per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
             questions.append(per_query.assign(titles=style)[QUESTION_COLUMNS])
             result["blocks"].append({"dataset": ds.name.removesuffix(f"-{args.split}"), "split": args.split,
                                      "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
+                                     "pools_of": args.pools_of,
                                      "sampled": bool(args.max_questions),
                                      "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
             write_json(RESULTS / f"{out}.json", result)  # each block as it is done

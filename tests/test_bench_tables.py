@@ -13,9 +13,11 @@ sys.path.insert(0, str(BENCH))
 import common  # noqa: E402
 import headline  # noqa: E402
 import retag  # noqa: E402
+import selection  # noqa: E402
 
 sys.path.remove(str(BENCH))
 
+from sac.ingest.benchmark import load_benchmark  # noqa: E402
 from sac.retrieval.methods import RECOMMENDED  # noqa: E402
 
 
@@ -59,3 +61,20 @@ def test_a_stored_command_names_the_methods_that_ran_not_the_alias():
     made = common.command_line("paired.py", ["a", "b", "--method=recommended", "--after-method", "recommended",
                                              "--out", "recommended"])
     assert made == f"python bench/paired.py a b --method={RECOMMENDED} --after-method {RECOMMENDED} --out recommended"
+
+
+def test_small_pools_split_the_documents_and_keep_each_question_with_its_answers():
+    """`selection.py --pools-of N`: disjoint pools of N documents by text hash, the shorter remainder left out, each
+    question in the pool that holds all its answers (on the demo's 5 NDAs and 52 questions)."""
+    [ds] = load_benchmark(BENCH.parent / "data" / "demo", ["contractnli"])
+    pools = selection.small_pools(ds, 2)
+    by_hash = sorted(ds.documents, key=lambda d: d.content_hash)
+    assert [sorted(d.doc_id for d in p.documents) for p in pools] == [
+        sorted(d.doc_id for d in by_hash[0:2]), sorted(d.doc_id for d in by_hash[2:4])]
+    assert [p.name for p in pools] == ["contractnli-of2-01", "contractnli-of2-02"]
+    for pool in pools:
+        held = {d.doc_id for d in pool.documents}
+        assert pool.queries and all(q.gold_doc_ids <= held for q in pool.queries)
+    left_out = by_hash[4].doc_id
+    kept = [q for p in pools for q in p.queries]
+    assert len(kept) == sum(1 for q in ds.queries if left_out not in q.gold_doc_ids)
