@@ -14,7 +14,7 @@ import app_cache
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
 from sac.evaluation import diagnostics
-from sac.evaluation.review import ReviewStore, reviewed_dataset
+from sac.evaluation.review import ReviewStore, reviewed_dataset, reviewed_settings
 from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, query_diff, save_run, summary_table
 from sac.evaluation.uncertainty import format_interval, interval_table
 from sac.ingest import catalog
@@ -111,13 +111,10 @@ if submitted:
         result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress,
                           corpora={d.name: corpus_of[d.name] for d in loaded})
         result.timings["total"] = round(time.perf_counter() - started, 3)
-        settings = {"benchmark": f"reviewed ground truth of {reviewed}" if reviewed else str(benchmarks[bench]),
-                    "datasets": [d.name for d in loaded], "corpora": {d.name: corpus_of[d.name] for d in loaded},
+        settings = {"datasets": [d.name for d in loaded], "corpora": {d.name: corpus_of[d.name] for d in loaded},
                     "methods": [m.name for m in chosen], "k": sorted(ks or DEFAULT_K_VALUES),
                     "pool": [str(p) for p in pool_paths], "source": "app"}
-        if reviewed:
-            settings["reviewed"] = {"corpus": reviewed, "questions": len(loaded[0].queries),
-                                    "spans": sum(len(q.gold) for q in loaded[0].queries)}
+        settings.update(reviewed_settings(reviewed, loaded[0]) if reviewed else {"benchmark": str(benchmarks[bench])})
         run = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
         app_cache.invalidate()
         st.session_state["eval_run"] = run.run_id

@@ -172,14 +172,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     )
     result.timings["total"] = round(time.perf_counter() - started, 3)
     settings: dict[str, Any] = {
-        "benchmark": f"reviewed ground truth of {args.corpus}" if args.corpus else str(args.benchmark),
-        "datasets": [d.name for d in datasets], "methods": [m.name for m in methods], "k": ks,
-        "pool": [str(p) for p in args.pool or []],
+        "benchmark": str(args.benchmark), "datasets": [d.name for d in datasets], "methods": [m.name for m in methods],
+        "k": ks, "pool": [str(p) for p in args.pool or []],
     }
-    if corpora:
-        settings["corpora"] = corpora
-        settings["reviewed"] = {"corpus": args.corpus, "questions": len(datasets[0].queries),
-                                "spans": sum(len(q.gold) for q in datasets[0].queries)}
+    if args.corpus:
+        from sac.evaluation.review import reviewed_settings
+
+        settings.update(reviewed_settings(args.corpus, datasets[0]))
     run = save_run(wb.workspace, result, wb.config, settings, label=args.label)
     frame = result.frame()
     if args.out:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         labels_frame,
         make_gold_span,
         reviewed_dataset,
+        reviewed_settings,
         run_hits,
     )
     from sac.evaluation.runs import (
@@ -98,6 +99,7 @@ _EXPORTS = {
     "precision_recall": "metrics",
     "query_diff": "runs",
     "reviewed_dataset": "review",
+    "reviewed_settings": "review",
     "run_hits": "review",
     "save_run": "runs",
     "score_method": "runs",
@@ -146,6 +148,7 @@ __all__ = [
     "precision_recall",
     "query_diff",
     "reviewed_dataset",
+    "reviewed_settings",
     "run_hits",
     "save_run",
     "score_method",

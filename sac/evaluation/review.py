@@ -257,3 +257,11 @@ def reviewed_dataset(corpus: str, documents: Sequence[Document], spans: Sequence
         for query, group in grouped.items()
     )
     return Dataset(corpus, tuple(documents), queries)
+
+
+def reviewed_settings(corpus: str, dataset: Dataset) -> dict[str, Any]:
+    """What a run of ``reviewed_dataset(corpus, ...)`` records beside its other settings: its benchmark named as
+    reviewed ground truth, the corpus it searched, and how many questions and spans it was scored on."""
+    return {"benchmark": f"reviewed ground truth of {corpus}", "corpora": {dataset.name: corpus},
+            "reviewed": {"corpus": corpus, "questions": len(dataset.queries),
+                         "spans": sum(len(q.gold) for q in dataset.queries)}}
