@@ -222,7 +222,9 @@ def markdown(result: dict[str, Any]) -> str:
         extra = ("| DRM, *documents* | Δ DRM, *documents* " if by_document else "")
         extra += ("| Δ recall vs " + REFERENCE + " " if recall else "")
         extra += ("| Δ recall, *documents* " if recall and by_document else "")
-        lines += [f"## {block['dataset']} · {block['split']} split · pool {block['documents']} documents · "
+        pool = (f"pools of {block['pools_of']} ({block['documents']} documents)" if block.get("pools_of")
+                else f"pool {block['documents']} documents")
+        lines += [f"## {block['dataset']} · {block['split']} split · {pool} · "
                   f"{block['titles']} titles", "",
                   "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " "
                   + extra + "|", "|---" * (8 + 2 * by_document + recall + (recall and by_document)) + "|"]
