@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     wb.embedder.embed_query("warm-up")
     result: dict[str, Any] = {
         "machine": common.machine(), "args": vars(args), "workspace": str(root),
-        "embedder_load_s": round(time.perf_counter() - t0, 2),
+        "chunking": wb.config.chunking_key, "embedder_load_s": round(time.perf_counter() - t0, 2),
         "datasets": {d.name: {"corpus": common.corpus_label(d), "documents": len(d.all_documents),
                               "queries": len(d.queries)} for d in datasets},
         "runs": [],

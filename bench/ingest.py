@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     sampler = RssSampler()
     result: dict[str, Any] = {
         "machine": common.machine(), "args": vars(args), "corpus": corpus,
-        "documents": len(documents), "workspace": str(root), "backends": {}, "builds": [],
+        "documents": len(documents), "workspace": str(root), "chunking": SacConfig(workspace=root).chunking_key,
+        "backends": {}, "builds": [],
     }
     log(f"corpus {corpus}: {len(documents)} documents; workspace {root}")
     try:

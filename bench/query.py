@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(args.workspace) if args.workspace else common.WORKSPACES / ("pool" if args.pool else "demo") / args.embedder
     wb = Workbench(SacConfig(workspace=common.prepare_workspace(root), embedder=args.embedder))
     result: dict[str, Any] = {"machine": common.machine(), "args": vars(args), "corpus": corpus,
-                              "documents": len(ds.all_documents), "workspace": str(root)}
+                              "documents": len(ds.all_documents), "workspace": str(root),
+                              "chunking": wb.config.chunking_key}
     t0 = time.perf_counter()
     wb.embedder.embed_query("warm-up")
     result["embedder_load_s"] = round(time.perf_counter() - t0, 2)
