@@ -269,6 +269,44 @@ def test_summary_never_uses_the_file_name():
     assert BuiltinSummarizer("generic").summarize(doc).text.startswith("Distribution Agreement ")
 
 
+# -- privacy policies: the controller, not the parties of a contract ----------------------------------
+# No privacy policy corpus is offline here, so these are excerpts written in the form such policies take; the
+# rules changed no summary of the 510 CUAD contracts, the 183 NDAs or the demo texts (BUILTIN_VERSION 8).
+
+
+@pytest.mark.parametrize("text, controller, shorts", [
+    ('Privacy Policy\nThis Privacy Policy describes how Example Market Ltd. and its affiliates ("Example", "we", "us" '
+     'or "our") collect and share personal information.\n5. Contact Us\nExample Market Ltd., 8 Example St.\n',
+     "Example Market Ltd.", ("Example",)),
+    ('Example Talk Privacy Policy\nExample Talk Media S.a r.l., its subsidiaries and affiliated companies ("Example '
+     'Talk" or "we") respect your privacy.\n', "Example Talk Media S.a r.l.", ("Example Talk",)),
+    ("Privacy Policy\nThis Privacy Policy describes how Examplr treats information collected in connection with "
+     "your use of the Services.\nExamplr is a subsidiary of Alpha.\n", "Examplr", ()),
+    ("PRIVACY NOTICE\nAcme Games respects your privacy. This notice tells you what we collect.\n", "Acme Games", ()),
+    ('Welcome to Example Radio ("we", "us"). This Privacy Policy explains how we collect data.\n', "Example Radio", ()),
+])
+def test_a_privacy_policy_names_the_controller_that_speaks_as_we(text, controller, shorts):
+    facts = extract_facts(Document("policy.txt", text * 4))
+    assert facts.doc_class == "privacy"
+    assert facts.parties == (Party(controller, shorts),), facts.parties
+    summary = BuiltinSummarizer("generic").summarize(Document("policy.txt", text * 4)).text
+    assert f" of {controller}" in summary and "Contact" not in summary, summary
+
+
+def test_a_policy_heading_line_is_not_run_into_the_controller_name():
+    text = ('Example Sleep Privacy Policy\nNorthexample AB ("we", "us") is the controller of your personal data.\n'
+            "We process sleep data recorded by the app.\n") * 4
+    assert [p.name for p in extract_facts(Document("policy.txt", text)).parties] == ["Northexample AB"]
+    assert BuiltinSummarizer("expert").summarize(Document("policy.txt", text)).text == \
+        "Example Sleep Privacy Policy: Northexample AB"
+
+
+def test_a_text_that_opens_on_your_privacy_is_a_policy_not_a_contract():
+    text = "Your privacy is important to us.\nWe collect information to provide better services to our users.\n" * 4
+    facts = extract_facts(Document("policy.txt", text))
+    assert (facts.doc_class, facts.kind, facts.parties) == ("privacy", "Privacy policy", ())
+
+
 # -- the ground truth of bench/summary_facts.py ------------------------------------------------------
 
 

@@ -12,14 +12,24 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from sac.summaries.parties import SMALL_WORDS, Party, acronyms, find_filer, find_parties, name_key, squash, title_case
+from sac.summaries.controller import find_controller
+from sac.summaries.parties import (
+    SMALL_WORDS,
+    Party,
+    acronyms,
+    find_filer,
+    find_parties,
+    name_key,
+    squash,
+    title_case,
+)
 from sac.types import Document
 
 # --------------------------------------------------------------------------------------------------
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 7  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 8  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -383,7 +393,8 @@ def _doc_class(title: str | None, head: str) -> str:
     probe = (title or head[:600]).lower()
     if re.search(r"non[- ]?disclosure|confidentiality agreement|\bnda\b|secrecy agreement", probe):
         return "nda"
-    if re.search(r"privacy (?:policy|notice|statement)|data protection (?:policy|notice)|cookie policy", probe):
+    if re.search(r"privacy (?:policy|notice|statement)|data protection (?:policy|notice)|cookie policy|\byour privacy\b",
+                 probe):
         return "privacy"
     return "other"
 
@@ -413,6 +424,11 @@ def extract_facts(document: Document) -> DocumentFacts:
     title = _find_title(head, keep)
     doc_class = _doc_class(title, head)
     parties = tuple(find_parties(head, document.text, keep))
+    if doc_class == "privacy" or not parties:
+        # A policy speaks for one controller; what the contract rules find in it are third parties or headings.
+        # A text with no contract clause naming anyone (terms of use) may still define who "we" are.
+        controller = find_controller(head, keep)
+        parties = (controller,) if controller else parties
     return DocumentFacts(
         title=title,
         kind=title or _CLASS_LABELS.get(doc_class) or _type_words(head, keep),

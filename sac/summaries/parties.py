@@ -93,7 +93,7 @@ SUFFIX = (
     r"(?:Limited Liability Company|LIMITED LIABILITY COMPANY|Limited Partnership|LIMITED PARTNERSHIP|"
     r"Inc|INC|inc|Incorporated|INCORPORATED|LLC|L\.L\.C|Ltd|LTD|Limited|LIMITED|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|Co|CO|plc|PLC|AG|GmbH|S\.A|SA|S/A|N\.V|NV|B\.V|BV|LP|L\.P|LLP|L\.L\.P|LLLP|PLLC|P\.C|AB|FSB|"
-    r"N\.\s?A|S\.p\.A|SpA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.à r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
+    r"N\.\s?A|S\.p\.A|SpA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.[àa]\.? r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
     r"SE|Sdn\.? Bhd|Bhd|Berhad|Tbk|Trust|TRUST|Bank|BANK|Authority|AUTHORITY|Partnership|PARTNERSHIP|"
     r"Association|ASSOCIATION|University|UNIVERSITY|Foundation|FOUNDATION)"
 )
@@ -102,14 +102,15 @@ _AL = "A-Za-zÀ-ÖØ-öø-ÿ"
 # A capitalised word; "/" and "_" occur inside names ("Alpha/Beta Corp.", "ALPHA_B AG").
 _WORD = rf"[{_UP}][{_AL}0-9&'’./_-]*"
 # A name may start with a number ("1234567 Ontario Limited") or a lower-case brand ("eBay", "acme.com").
-_FIRST = rf"(?:(?!(?:AND|And)\b){_WORD}|(?!(?:19|20)\d\d\b)\d{{4,}}(?=\s+[{_UP}])|[a-z]{{1,2}}[{_UP}][{_AL}0-9.-]*|[a-z][a-z0-9-]*\.com)"
-_NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{{1,12}}\)|&|of|OF|de|du|la)"
+NAME_FIRST = (rf"(?:(?!(?:AND|And)\b){_WORD}|(?!(?:19|20)\d\d\b)\d{{4,}}(?=\s+[{_UP}])|[a-z]{{1,2}}[{_UP}][{_AL}0-9.-]*|"
+              r"[a-z][a-z0-9-]*\.com)")
+NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{{1,12}}\)|&|of|OF|de|du|la)"
 # "and" joins two parties ("Alpha Inc. and Beta Ltd."); inside a name it comes right before the last word
 # ("Example Research and Engineering Company"), and never after a comma or a number (an address).
 _AND_WORD = rf"(?<![\d,;])\s+(?:and|AND)\s+{_WORD}"
 # "Acme Widgets Company, LLC", "ALPHA LIMITED", "Example Trading (Pty) Ltd.", "eExample Inc.", "acme.com, inc."
 _ORG_RE = re.compile(
-    rf"(?<![\w&/])({_FIRST}(?:[ ,]+{_NAME_WORD}){{0,8}}?(?:{_AND_WORD})?(?:,?\s+{SUFFIX}\.?){{1,2}})"
+    rf"(?<![\w&/])({NAME_FIRST}(?:[ ,]+{NAME_WORD}){{0,8}}?(?:{_AND_WORD})?(?:,?\s+{SUFFIX}\.?){{1,2}})"
     rf"(?![\w-])(?!\s*(?:Name|name|:))"
 )
 _DESCRIBED_RE = re.compile(  # "Acme Projects, a Dutch corporation", "Dr. Jane Q. Doe, an individual"
@@ -139,7 +140,7 @@ _SINGLE_RE = re.compile(rf"(?:\bbetween|\band|\bamong)\s+({_WORD}),?\s*\((?:the\
 # A label before a party: "Party A: ...", "Licensor: ...".
 _LABELLED_RE = re.compile(
     rf"\b(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
-    rf"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)\s*[:：]\s*({_WORD}(?:\s+{_NAME_WORD}){{0,7}})"
+    rf"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)\s*[:：]\s*({_WORD}(?:\s+{NAME_WORD}){{0,7}})"
 )
 _TRADING_AS_RE = re.compile(  # "Example (Pty) Ltd. (trading as Example)", "Example, Inc., d/b/a Example USA"
     r",?\s*\(?(?:trading as|t/a|d/b/a|dba|doing business as)\s+([A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})\)?"
@@ -170,7 +171,7 @@ _DEFINITION_RE = re.compile(
     r"(?:(?:referred\s+to|called|individually|collectively)\b"
     r"[^\"“”()]{0,30})?(?:as\s+)?(?:the\s+)?((?:[\"“][^\"“”]{1,40}[\"”][,\s]*(?:or|and)?\s*(?:the\s+)?){1,3})"
 )
-_QUOTED_RE = re.compile(r"[\"“]([^\"“”]{1,40})[\"”]")
+QUOTED_RE = re.compile(r"[\"“]([^\"“”]{1,40})[\"”]")
 _SOURCE_RE = re.compile(r"Source:\s*([^\n]{2,80}?),\s*[^,\n]{1,25},\s*\d{1,2}/\d{1,2}/\d{4}")
 
 # --------------------------------------------------------------------------------------------------
@@ -335,7 +336,7 @@ _CONNECTOR_BEFORE_RE = re.compile(r"(?:\b(?:between|among|and|AND|BETWEEN|AMONG)
 
 def _parties_in(window: str, keep: Collection[str], context: str) -> list[Party]:
     """The parties named in ``window``; ``context`` (the document's head) tells common words from names."""
-    aliases = {a.lower() for a in _QUOTED_RE.findall(window)}
+    aliases = {a.lower() for a in QUOTED_RE.findall(window)}
     found: list[tuple[int, int, str]] = []  # (start, end, name)
     for regex, group, loose in _PATTERNS:
         for lo, hi, name in _matches(regex, group, window, keep, context):
@@ -352,7 +353,7 @@ def _parties_in(window: str, keep: Collection[str], context: str) -> list[Party]
 def _defined_as_role(window: str, end: int) -> bool:
     """The name ending at ``end`` is defined as a party role: 'Example Ltd, hereinafter "the Company"'."""
     match = _DEFINITION_RE.match(window, end)
-    terms = _QUOTED_RE.findall(match.group(1)) if match else []
+    terms = QUOTED_RE.findall(match.group(1)) if match else []
     return bool(terms) and all(w in PARTY_ROLES for w in name_key(terms[0]).split())
 
 
@@ -379,7 +380,7 @@ def _matches(
     pos = 0
     while (match := regex.search(window, pos)) is not None:
         lo, hi = match.span(group)
-        name = _drop_role_words(_clean_name(match.group(group), keep), context)
+        name = _drop_role_words(clean_name(match.group(group), keep), context)
         trade = _TRADING_AS_RE.match(window, hi)
         if trade:
             name = f"{name} ({squash(trade.group(1)).strip(' ,')})"
@@ -412,7 +413,7 @@ _LEADING_NOISE_RE = re.compile(
 _HEADINGS = frozenset({"PREAMBLE", "PARTIES", "BETWEEN", "AMONG", "RECITALS", "Preamble", "Parties"})
 
 
-def _clean_name(name: str, keep: Collection[str]) -> str:
+def clean_name(name: str, keep: Collection[str]) -> str:
     name = squash(name).strip(" ,;:")
     name = _LEADING_DATE_RE.sub("", _LEADING_YEAR_RE.sub("", name))
     name = _LEADING_NOISE_RE.sub("", name)
@@ -469,7 +470,7 @@ def _short_names(window: str, end: int, name: str, keep: Collection[str], contex
     if not match or re.search(r"\b[a-z]{3,}[.;]\s+[A-Z]", window[end : match.start(1)]):  # a sentence ended
         return ()
     shorts = []
-    for term in _QUOTED_RE.findall(match.group(1)):
+    for term in QUOTED_RE.findall(match.group(1)):
         term = squash(term).strip(" ,")
         term = term if len(term) <= 5 else title_case(term, keep)  # a short defined term is an acronym: "WXI"
         if _adds_a_name(term, name, context):
