@@ -93,7 +93,7 @@ SUFFIX = (
     r"(?:Limited Liability Company|LIMITED LIABILITY COMPANY|Limited Partnership|LIMITED PARTNERSHIP|"
     r"Inc|INC|inc|Incorporated|INCORPORATED|LLC|L\.L\.C|Ltd|LTD|Limited|LIMITED|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|Co|CO|plc|PLC|AG|GmbH|S\.A|SA|S/A|N\.V|NV|B\.V|BV|LP|L\.P|LLP|L\.L\.P|LLLP|PLLC|P\.C|AB|FSB|"
-    r"N\.\s?A|S\.p\.A|SpA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.[àa]\.? r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
+    r"N\.\s?A|S\.p\.A|SpA|Ltda|LTDA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.[àa]\.? r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
     r"SE|Sdn\.? Bhd|Bhd|Berhad|Tbk|Trust|TRUST|Bank|BANK|Authority|AUTHORITY|Partnership|PARTNERSHIP|"
     r"Association|ASSOCIATION|University|UNIVERSITY|Foundation|FOUNDATION)"
 )
@@ -104,7 +104,7 @@ _WORD = rf"[{_UP}][{_AL}0-9&'’./_-]*"
 # A name may start with a number ("1234567 Ontario Limited") or a lower-case brand ("eBay", "acme.com").
 NAME_FIRST = (rf"(?:(?!(?:AND|And)\b){_WORD}|(?!(?:19|20)\d\d\b)\d{{4,}}(?=\s+[{_UP}])|[a-z]{{1,2}}[{_UP}][{_AL}0-9.-]*|"
               r"[a-z][a-z0-9-]*\.com)")
-NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{{1,12}}\)|&|of|OF|de|du|la)"
+NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{{1,12}}\)|&|of|OF|de|du|la|e|y)"
 # "and" joins two parties ("Alpha Inc. and Beta Ltd."); inside a name it comes right before the last word
 # ("Example Research and Engineering Company"), and never after a comma or a number (an address).
 _AND_WORD = rf"(?<![\d,;])\s+(?:and|AND)\s+{_WORD}"
@@ -127,10 +127,12 @@ _ALIASED_RE = re.compile(
     rf"{_DEFINED}\s*(?:the\s+|(?:referred\s+to\s+|called\s+)(?:as\s+)?(?:the\s+)?|hereinafter\s+(?:referred\s+to\s+as\s+"
     r"|called\s+)?(?:the\s+)?|collectively,?\s+)?[\"“'‘]{1,2}[A-Z]"
 )
-_LOCATED_RE = re.compile(  # "The University of Example, located at ...", "Example Center, with a place of business"
-    rf"(?<![\w&])((?:The\s+)?{_WORD}(?:\s+(?:{_WORD}|of|for|&)){{1,8}}),?\s+"
+_LOCATED_RE = re.compile(  # "The University of Example, located at ...", "Example Center, with a place of business",
+    # "EXAMPLE TOWN COUNCIL whose registered office is at", "EXAMPLE MUNICIPALITY, as represented by", "EXA, located at"
+    rf"(?<![\w&])((?:The\s+)?{_WORD}(?:\s+(?:{_WORD}|of|for|&)){{1,8}}|[{_UP}]{{2,6}}),?\s+"
     r"(?:with\s+(?:a|its)\s+(?:principal\s+)?(?:place\s+of\s+business|offices?)|located\s+at|"
-    r"having\s+(?:its|a)\s+(?:principal|registered)\s+(?:office|place))"
+    r"having\s+(?:its|a)\s+(?:principal|registered)\s+(?:office|place)|"
+    r"whose\s+(?:registered\s+|principal\s+)?(?:office|place\s+of\s+business|address)|as\s+represented\s+by)"
 )
 _PERSON_RE = re.compile(  # "(2) JANE DOE of", "between Dr. Jane Q. Doe (the"
     r"(?:\(\d\)|\bbetween:?|\bBETWEEN:?|\band:?|\bAND:?)\s+((?:Dr\.|Mr\.|Ms\.|Mrs\.)\s+)?"
