@@ -26,13 +26,12 @@ from sac.retrieval.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
-# Per dataset, (the run of the paper's methods, the run of the recommended method). ContractNLI: the settled runs; the
-# recommended method changed after them, so its rows come from its own run on the same indexes and questions
-# (bench/README.md, "+inner", then "+hybrid0.75 inside"). CUAD: summarizer v7 changed 7 of its contracts' summaries
-# after both, so all four methods come from one run with it (bench/README.md, "Summarizer v7").
+# Per dataset, (the run of the paper's methods, the run of the recommended method). Since summarizer v9 both are one
+# run per split with the four methods (bench/README.md, "Summarizer v8 and v9"); before it ContractNLI's came from the
+# settled runs and the recommended method's own run, CUAD's from the v7 runs.
 RUNS = {
-    "cuad": ("selection-{split}-table-cuad-v7", "selection-{split}-table-cuad-v7"),
-    "contractnli": ("selection-{split}-table-contractnli-settled", "selection-{split}-inner-hybrid-contractnli"),
+    "cuad": ("selection-{split}-v9-cuad", "selection-{split}-v9-cuad"),
+    "contractnli": ("selection-{split}-v9-contractnli", "selection-{split}-v9-contractnli"),
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
 READMES = (ROOT / "README.md", ROOT / "bench" / "README.md")
