@@ -13,16 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from sac.summaries.controller import find_controller
-from sac.summaries.parties import (
-    SMALL_WORDS,
-    Party,
-    acronyms,
-    find_filer,
-    find_parties,
-    name_key,
-    squash,
-    title_case,
-)
+from sac.summaries.parties import SMALL_WORDS, Party, acronyms, find_filer, find_parties, name_key, squash, title_case
 from sac.types import Document
 
 # --------------------------------------------------------------------------------------------------
