@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import common
+import legalbench_titles
 import pandas as pd
 from common import RESULTS, log, machine, write_json, write_results
 
@@ -79,6 +80,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workspace", default=str(WORKSPACE),
                         help="where the indexes live (default bench/.workspace/selection); another one lets a second "
                         "method build while this one is searched, at the cost of the paired differences to it")
+    parser.add_argument("--titles", default=",".join(TITLE_STYLES),
+                        help="title styles, comma-separated: firstpage, filename (the built benchmarks) and legalbench "
+                        "(LegalBench-RAG's own questions of the bundled mini benchmark, on the same splits and indexes: "
+                        "bench/legalbench_titles.py)")
     parser.add_argument("--out", help="results name (default selection-<split>)")
     parser.add_argument("--questions", action="store_true",
                         help="also write every question's figures at each k (<out>.questions.csv.gz), which "
@@ -86,20 +91,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def ensure_benchmarks() -> None:
+def ensure_benchmarks(styles: tuple[str, ...] = TITLE_STYLES) -> None:
     for style in TITLE_STYLES:
         for name, build in BUILDERS.items():
             if not (FULL / style / "benchmarks" / f"{name}-test.json").is_file():
                 log(f"building {style}/{name} into {FULL / style}")
                 build(SOURCES_DIR, FULL / style, titles=style)
+    if legalbench_titles.STYLE in styles and not (FULL / legalbench_titles.STYLE / "benchmarks").is_dir():
+        legalbench_titles.build(full=FULL)
 
 
-def load_split(dataset: str, split: str, root: Path = FULL) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:
+def load_split(dataset: str, split: str, root: Path = FULL,
+               styles: tuple[str, ...] = TITLE_STYLES) -> dict[str, tuple[Dataset, dict[str, list[str]]]]:
     """Per title style: the split's dataset and each question's tags (same documents in every style), from the
     benchmarks built into ``root``."""
     name = f"{dataset}-{split}"
     out = {}
-    for style in TITLE_STYLES:
+    for style in styles:
         [ds] = load_benchmark(root / style, [name])
         tests = json.loads((root / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
         tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
@@ -252,7 +260,11 @@ def _delta(diff: list[Any] | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    ensure_benchmarks()
+    styles = tuple(args.titles.split(","))
+    unknown = [s for s in styles if s not in (*TITLE_STYLES, legalbench_titles.STYLE)]
+    if unknown:
+        raise SystemExit(f"unknown title style(s): {', '.join(unknown)}")
+    ensure_benchmarks(styles)
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
     wb = Workbench(SacConfig(workspace=common.prepare_workspace(Path(args.workspace)), embedder=args.embedder, chunking=args.chunking))
@@ -264,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     questions: list[pd.DataFrame] = []
     for dataset in args.datasets.split(","):
-        for style, (ds, tags) in load_split(dataset, args.split).items():
+        for style, (ds, tags) in load_split(dataset, args.split, styles=styles).items():
             if args.pool_limit and len(ds.documents) > args.pool_limit:
                 ds = sub_pool(ds, args.pool_limit)
             if args.max_questions and len(ds.queries) > args.max_questions:

@@ -12,12 +12,14 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 import common  # noqa: E402
 import headline  # noqa: E402
+import legalbench_titles  # noqa: E402
 import retag  # noqa: E402
 import selection  # noqa: E402
 
 sys.path.remove(str(BENCH))
 
 from sac.ingest.benchmark import load_benchmark  # noqa: E402
+from sac.ingest.builders import SPLITS, split_of  # noqa: E402
 from sac.retrieval.methods import RECOMMENDED  # noqa: E402
 
 
@@ -78,3 +80,40 @@ def test_small_pools_split_the_documents_and_keep_each_question_with_its_answers
     left_out = by_hash[4].doc_id
     kept = [q for p in pools for q in p.queries]
     assert len(kept) == sum(1 for q in ds.queries if left_out not in q.gold_doc_ids)
+
+
+def test_legalbench_titles_keep_each_mini_question_whole_in_the_split_of_its_document(tmp_path):
+    """`selection.py --titles legalbench`: the bundled mini benchmark's questions, word for word, each in the split
+    its document's text falls in, its spans moved onto the split's file of the same text (here the split folders
+    hold the demo's documents under other names, as a built benchmark names them its own way)."""
+    demo = BENCH.parent / "data" / "demo"
+    minis = {ds.name: ds for ds in load_benchmark(demo, ["cuad", "contractnli"])}
+    for name, ds in minis.items():
+        for split in SPLITS:
+            (tmp_path / "firstpage" / "corpus" / f"{name}-{split}").mkdir(parents=True)
+        for doc in ds.documents:
+            folder = tmp_path / "firstpage" / "corpus" / f"{name}-{split_of(doc.text)}"
+            (folder / f"renamed-{len(list(folder.iterdir()))}.txt").write_text(doc.text, encoding="utf-8")
+    counts = legalbench_titles.build(demo, tmp_path)
+    built = {ds.name: ds for ds in load_benchmark(tmp_path / "legalbench")}  # every span checked again
+    for name, mini in minis.items():
+        asked = sorted(q.text for q in mini.queries)
+        assert sorted(q.text for split in SPLITS for q in built[f"{name}-{split}"].queries) == asked
+        texts = {d.doc_id: d.text for d in mini.documents}
+        for split in SPLITS:
+            ds = built[f"{name}-{split}"]
+            held = {d.doc_id: d.text for d in ds.documents}
+            for q in ds.queries:
+                [doc] = q.gold_doc_ids
+                assert split_of(held[doc]) == split and doc.split("/", 1)[1].startswith("renamed-")
+                [original] = [o for o in mini.queries if o.text == q.text and
+                              [(s.start, s.end) for s in o.gold] == [(s.start, s.end) for s in q.gold]]
+                assert texts[next(iter(original.gold_doc_ids))] == held[doc]
+    assert sum(c["questions"] for name, c in counts.items()) == 194 + 52
+    # ResConnect never appears in its NDA's text; CEII, in two of the demo's NDAs, still names few enough
+    assert sum(c["questions"] - c["identifiable"] for c in counts.values()) == 9
+    assert legalbench_titles.title_names("ResConnect's Non-Disclosure Agreement") == ["ResConnect"]
+    assert legalbench_titles.title_names(
+        "the Marketing and Transportation Services Agreement between Purolator Courier Ltd. and Parcelway Courier "
+        "Systems Canada Ltd. (Dynamex Inc.) for Courier Services") == [
+        "Purolator Courier Ltd", "Parcelway Courier Systems Canada Ltd", "Dynamex Inc"]
