@@ -38,7 +38,7 @@ from sac.config import SacConfig
 from sac.evaluation.runs import evaluate
 from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
 from sac.ingest.benchmark import load_benchmark
-from sac.ingest.builders import BUILDERS, TITLE_STYLES
+from sac.ingest.builders import BUILDERS, TITLE_STYLES, contractnli_filename_title
 from sac.ingest.catalog import SOURCES_DIR
 from sac.retrieval.methods import parse_methods
 from sac.types import Dataset
@@ -75,6 +75,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="small corpora: the split's documents in consecutive pools of N by text hash (a remainder "
                         "of fewer than N left out), each question searched in its own pool's indexes; one block per "
                         "title style over all pools (datasets <dataset>-<split>-of<N>-<i>)")
+    parser.add_argument("--named-pool", action="store_true",
+                        help="ContractNLI as LegalBench-RAG selects it: only the NDAs whose file name names a party "
+                        "(its generator drops the others, titled 'Arbitrary Non-Disclosure Agreement'), with their "
+                        "questions (its own indexes, named <dataset>-<split>-named)")
     parser.add_argument("--max-questions", type=int,
                         help="a fixed sample of at most N questions per dataset (the same in both title styles)")
     parser.add_argument("--workspace", default=str(WORKSPACE),
@@ -148,6 +152,17 @@ def sub_pool(ds: Dataset, n: int) -> Dataset:
     queries = tuple(q for q in ds.queries if q.gold_doc_ids <= ids)
     return dataclasses.replace(ds, name=f"{ds.name}-pool{n}", documents=tuple(sorted(kept, key=lambda d: d.doc_id)),
                                queries=queries)
+
+
+def named_pool(ds: Dataset) -> Dataset:
+    """The documents whose file name names a party (``contractnli_filename_title``), and their questions: the NDAs
+    LegalBench-RAG keeps. Its generator titles each NDA from its file name alone and drops, with their questions,
+    those it can name no party of ("Arbitrary Non-Disclosure Agreement"): "NDA_ResConnect.txt" stays, "NDA V3.txt"
+    and EDGAR numbers go."""
+    kept = tuple(d for d in ds.documents if contractnli_filename_title(d.doc_id).names)
+    ids = {d.doc_id for d in kept}
+    return dataclasses.replace(ds, name=f"{ds.name}-named", documents=kept,
+                               queries=tuple(q for q in ds.queries if q.gold_doc_ids <= ids))
 
 
 def small_pools(ds: Dataset, n: int) -> list[Dataset]:
@@ -277,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
     questions: list[pd.DataFrame] = []
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split, styles=styles).items():
+            if args.named_pool:
+                if dataset != "contractnli":
+                    raise SystemExit("--named-pool is LegalBench-RAG's ContractNLI selection: --datasets contractnli")
+                ds = named_pool(ds)
             if args.pool_limit and len(ds.documents) > args.pool_limit:
                 ds = sub_pool(ds, args.pool_limit)
             if args.max_questions and len(ds.queries) > args.max_questions:

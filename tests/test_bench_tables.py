@@ -3,6 +3,7 @@ identifiable tags are the ones the benchmark builder gives now; a run stores a c
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -117,3 +118,22 @@ def test_legalbench_titles_keep_each_mini_question_whole_in_the_split_of_its_doc
         "the Marketing and Transportation Services Agreement between Purolator Courier Ltd. and Parcelway Courier "
         "Systems Canada Ltd. (Dynamex Inc.) for Courier Services") == [
         "Purolator Courier Ltd", "Parcelway Courier Systems Canada Ltd", "Dynamex Inc"]
+
+
+def test_named_pool_keeps_the_ndas_whose_file_name_names_a_party_with_their_questions():
+    """`selection.py --named-pool`: LegalBench-RAG drops an NDA whose file name names no party, with its questions
+    (on the demo's 5 NDAs and 52 questions, two of them given nameless file names)."""
+    [ds] = load_benchmark(BENCH.parent / "data" / "demo", ["contractnli"])
+    ds = selection._file_ids(ds, "contractnli/")
+    nameless = {"NDA_ResConnect.txt": "NDA V3.txt",
+                "AGProjects-NDA.txt": "1001113_0000950134-07-005231_f27921orexv99wxdyx3y.htm.txt"}
+    renamed = dataclasses.replace(ds, documents=tuple(dataclasses.replace(d, doc_id=nameless.get(d.doc_id, d.doc_id))
+                                                      for d in ds.documents),
+                                  queries=tuple(dataclasses.replace(q, gold=tuple(
+                                      dataclasses.replace(s, doc_id=nameless.get(s.doc_id, s.doc_id)) for s in q.gold))
+                                      for q in ds.queries))
+    kept = selection.named_pool(renamed)
+    assert kept.name == "contractnli-named"
+    assert sorted(d.doc_id for d in kept.documents) == sorted(set(d.doc_id for d in ds.documents) - set(nameless))
+    assert len(kept.queries) == sum(1 for q in ds.queries if not q.gold_doc_ids & set(nameless)) < len(ds.queries)
+    assert all(q.gold_doc_ids <= {d.doc_id for d in kept.documents} for q in kept.queries)
