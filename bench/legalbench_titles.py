@@ -18,7 +18,7 @@ way LegalBench-RAG writes them, the method chosen on dev. The 29 contracts and 5
 built-in summarizer's first rules were written against (README, "Results"), so these questions are not unseen
 in the way the splits' other documents are.
 
-    python bench/legalbench_titles.py           # writes the folder (bench/selection.py does it when missing)
+    python bench/legalbench_titles.py           # writes the folder (bench/selection.py --titles legalbench does too)
 """
 
 from __future__ import annotations
