@@ -35,20 +35,22 @@ from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import SPLITS, split_of
 from sac.ingest.catalog import DEMO_DIR
 from sac.ingest.identifiable import as_text, identifiable
+from sac.retrieval.names import split_title
 
 STYLE = "legalbench"
 FULL = WORKSPACES / "full"
 DATASETS = ("cuad", "contractnli")
-_POSSESSIVE = re.compile(r"^(?:the\s+)?(?P<owner>.+?)['’]s?\s+\S", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"^(?P<owner>.+?)['’]s?\s+\S")
 _BETWEEN = re.compile(r"\bbetween\s+(?P<parties>.+)$", re.IGNORECASE)
 _PURPOSE = re.compile(r"\s+for\s+.*$", re.IGNORECASE)
 _SEPARATOR = re.compile(r",?\s+and\s+|,\s+(?!(?:inc|llc|ltd|corp|co|l\.?p|plc)\b\.?)", re.IGNORECASE)
 
 
 def title_names(title: str) -> list[str]:
-    """The names a LegalBench-RAG title gives its document: a possessive owner ("ResConnect" in "ResConnect's
-    Non-Disclosure Agreement"), else the parties after "between", each on its own, without a trailing "for ..."
-    and without parentheses ("Purolator Courier Ltd.", "Parcelway Courier Systems Canada Ltd.", "Dynamex Inc.")."""
+    """The names a LegalBench-RAG title (as ``split_title`` gives it, without "Consider the") gives its document: a
+    possessive owner ("ResConnect" in "ResConnect's Non-Disclosure Agreement"), else the parties after "between",
+    each on its own, without a trailing "for ..." and without parentheses ("Purolator Courier Ltd.", "Parcelway
+    Courier Systems Canada Ltd.", "Dynamex Inc.")."""
     m = _BETWEEN.search(title)
     if m:
         parties = _PURPOSE.sub("", m["parties"]).replace("(", ", ").replace(")", "")
@@ -67,7 +69,6 @@ def build(demo: Path = DEMO_DIR, full: Path = FULL) -> dict[str, dict[str, int]]
     for dataset in DATASETS:
         [mini] = load_benchmark(demo, [dataset])
         texts = {d.doc_id: d.text for d in mini.documents}
-        raw = json.loads((demo / "benchmarks" / f"{dataset}.json").read_text(encoding="utf-8"))["tests"]
         for split in SPLITS:
             name = f"{dataset}-{split}"
             source = full / "firstpage" / "corpus" / name  # the built styles share their corpus folders
@@ -80,18 +81,17 @@ def build(demo: Path = DEMO_DIR, full: Path = FULL) -> dict[str, dict[str, int]]
             pool = {n: as_text(t) for t, n in files.items()}
             cache: dict[str, int] = {}
             tests = []
-            for query, test in zip(mini.queries, raw):
+            for query in mini.queries:
                 [doc_id] = query.gold_doc_ids
                 if split_of(texts[doc_id]) != split:
                     continue
                 file = files[texts[doc_id]]  # KeyError: a mini document missing from the split
-                title = query.text.split(";", 1)[0].removeprefix("Consider ").strip()
-                tag = "identifiable" if identifiable(title_names(title), pool[file], list(pool.values()), cache) \
-                    else "unidentifiable"
+                names = title_names(split_title(query.text)[0])
+                tag = "identifiable" if identifiable(names, pool[file], list(pool.values()), cache) else "unidentifiable"
                 tests.append({
                     "query": query.text,
-                    "snippets": [{"file_path": f"{name}/{file}", "span": s["span"], "answer": s["answer"]}
-                                 for s in test["snippets"]],
+                    "snippets": [{"file_path": f"{name}/{file}", "span": [s.start, s.end],
+                                  "answer": texts[doc_id][s.start:s.end]} for s in query.gold],
                     "tags": [f"titles:{STYLE}", f"split:{split}", tag],
                     "split": split,
                 })

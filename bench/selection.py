@@ -280,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in styles if s not in (*TITLE_STYLES, legalbench_titles.STYLE)]
     if unknown:
         raise SystemExit(f"unknown title style(s): {', '.join(unknown)}")
+    if args.named_pool and args.datasets != "contractnli":
+        raise SystemExit("--named-pool is LegalBench-RAG's ContractNLI selection: --datasets contractnli")
     ensure_benchmarks(styles)
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
@@ -294,8 +296,6 @@ def main(argv: list[str] | None = None) -> int:
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split, styles=styles).items():
             if args.named_pool:
-                if dataset != "contractnli":
-                    raise SystemExit("--named-pool is LegalBench-RAG's ContractNLI selection: --datasets contractnli")
                 ds = named_pool(ds)
             if args.pool_limit and len(ds.documents) > args.pool_limit:
                 ds = sub_pool(ds, args.pool_limit)
