@@ -1,7 +1,8 @@
 """What ``+names`` derives from a corpus's texts: made, against read back from where the index keeps it.
 
 The first ``+names`` question of a process needs the corpus's name vocabulary, its squashed texts and their
-substring signatures (sac.retrieval.options.name_vocabulary, sac.retrieval.docfirst.squashed_texts). They are kept
+substring signatures, and its initials (sac.retrieval.options.name_vocabulary, sac.retrieval.docfirst.squashed_texts,
+sac.retrieval.docfirst.initials_texts). They are kept
 beside the lexical generation (sac.index.derived); this script times making each one against reading it back, on
 every distinct CUAD v1 contract (no index needed: the texts stand in for a documents index's), ``--repeats``
 times alternating, and prints the medians and the kept sizes.
@@ -38,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     texts = list({hashlib.sha256(t.encode()).hexdigest(): t for t in
                   (f.read_text(encoding="utf-8") for f in sorted(POOL_DIR.glob("*.txt")))}.values())
-    made: dict[str, list[float]] = {"vocabulary": [], "squashed texts and signatures": []}
+    made: dict[str, list[float]] = {"vocabulary": [], "squashed texts and signatures": [], "initials": []}
     read: dict[str, list[float]] = {k: [] for k in made}
-    steps = {"vocabulary": options.name_vocabulary, "squashed texts and signatures": docfirst.squashed_texts}
+    steps = {"vocabulary": options.name_vocabulary, "squashed texts and signatures": docfirst.squashed_texts,
+             "initials": docfirst.initials_texts}
     sizes: dict[str, int] = {}
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as tmp:

@@ -447,19 +447,27 @@ def test_names_route_documents_first_to_the_contract_the_file_name_names(built, 
     assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 16
 
 
-def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets):
+@pytest.fixture(scope="module")
+def demo_pool(nli, demo_datasets):
+    """The documents lexical index of the 34 demo contracts (NDAs and CUAD), built from their texts."""
+    from sac.index.lexical import LexicalIndex, Lexicon, tokenize
+
+    contracts = [*nli.documents, *demo_datasets["cuad"].documents]
+    return LexicalIndex("documents", [d.doc_id for d in contracts], [d.doc_id for d in contracts],
+                        [d.content_hash for d in contracts], Lexicon.from_tokens([tokenize(d.text) for d in contracts]),
+                        texts=[d.text for d in contracts])
+
+
+def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets, demo_pool):
     """+names: a title that names its contract by a plain word few documents hold ("VELCO's") names the
     documents that hold it; a title the text quotes whole (a heading whose words are all common) names the
     documents quoting it; words most contracts share, and a question without a title, name none. Measured on
     the 34 demo contracts (the lexical index built from their texts); in the 5 demo NDAs alone no title word
     counts as rare (RARE_SHARE), so only a quoted heading names one there."""
-    from sac.index.lexical import LexicalIndex, Lexicon, lexical_indexes, tokenize
+    from sac.index.lexical import lexical_indexes
     from sac.retrieval.docfirst import named_documents, title_words
 
-    contracts = [*nli.documents, *demo_datasets["cuad"].documents]
-    pool = LexicalIndex("documents", [d.doc_id for d in contracts], [d.doc_id for d in contracts],
-                        [d.content_hash for d in contracts], Lexicon.from_tokens([tokenize(d.text) for d in contracts]),
-                        texts=[d.text for d in contracts])
+    pool = demo_pool
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     ceii = next(d.doc_id for d in nli.documents if d.doc_id.endswith("ceii-and-nda.txt"))
     question = "Consider VELCO's Non-Disclosure Agreement; What is the term?"
@@ -480,6 +488,39 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
                            strategy="generic")["documents"]
     assert len(five) == 5 and named_documents(five, question) == frozenset()
     assert named_documents(five, heading) == {velco}
+
+
+def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, demo_datasets, demo_pool):
+    """+names: an all-caps title word that no document writes names the documents whose text spells it out as
+    consecutive capitalised words ("GBRP": "Gordon Brothers Retail Partners", a party to the Bon-Ton agency
+    agreement), when at most MAX_NAMED_DOCS of them do, and only when nothing else of the title names one (a
+    rare word comes first; a word the corpus writes is read as a word). On the 34 demo contracts, and on the 5
+    demo NDAs, where no title word counts as rare and no initials name one either."""
+    from sac.index.lexical import lexical_indexes
+    from sac.retrieval.docfirst import Naming, naming
+
+    bonton = next(d.doc_id for d in demo_datasets["cuad"].documents if "BONTON" in d.doc_id)
+    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
+    papa = next(d.doc_id for d in demo_datasets["cuad"].documents if "PapaJohns" in d.doc_id)
+    assert naming(demo_pool, "Consider the Agency Agreement of GBRP; What is the fee?") == Naming(
+        frozenset({bonton}), "initials", "GBRP: Gordon Brothers Retail Partners")
+    assert naming(demo_pool, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(
+        frozenset({velco}), "initials", "VEPC: Vermont Electric Power Company")
+    assert naming(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Naming(frozenset({papa}), "words", "papa")
+    assert naming(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").how == "words"  # the text writes VELCO
+    assert naming(demo_pool, "Consider the IWW Agreement; Q?") == Naming(frozenset(), "")  # 22 contracts spell IWW
+    five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
+                           strategy="generic")["documents"]
+    assert naming(five, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(frozenset(), "")
+
+    # What Compare says.
+    from sac.evaluation.compare import routing_notes
+    from sac.retrieval.options import Routing
+
+    question = "Consider the Agency Agreement of GBRP; What is the fee?"
+    note = dict(routing_notes(Routing(question, naming(demo_pool, question), (bonton,)), question))["Named:"]
+    assert note == ("BONTONSTORESINC_04_20_2018-EX-99.3-AGENCY AGREEMENT: its text writes out what the title's “GBRP” "
+                    "stands for: “Gordon Brothers Retail Partners” (no document writes the word itself).")
 
 
 def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, monkeypatch):
@@ -544,7 +585,7 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
     notes = [dict(routing_notes(r, q, frozenset({velco}))) for r, q in zip(routings, questions)]
     assert notes[0] == {"Named:": "VELCO NDA rev0 Dec 14 2015: its text quotes the whole title.",
                         "Searched inside:": "VELCO NDA rev0 Dec 14 2015"}
-    assert notes[1]["Named:"].startswith("no document: no quoted heading, company name or rare word")
+    assert notes[1]["Named:"].startswith("no document: no quoted heading, company name, rare word or spelled-out initials")
     assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in routings[1].documents)
     assert notes[2]["Named:"].startswith("nothing: the question has no")
     assert "AGPROJECTS" not in notes[3]["Searched as:"] and "company name “agprojects”" in notes[3]["Named:"]

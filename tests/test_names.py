@@ -219,3 +219,28 @@ def test_squashed_names_are_the_file_name_forms_of_a_title():
     assert squashed_names("Consider the Non-Disclosure Agreement between CEII and NDA; Q?") == []
     assert squashed_names("Consider the Sponsorship Agreement between Excite, Inc. and Vitamin Shoppe; Q?") == []
     assert squash("BellRing Brands, Inc.") == "bellringbrandsinc"
+
+
+def test_initials_spell_runs_of_capitalised_words_and_only_them(demo_datasets):
+    """``initials``: an acronym is a substring of a text's initials exactly where consecutive capitalised words
+    spell it, connectives skipped ("Federal Energy Regulatory Commission", "Customs and Border Protection");
+    a line break, a table gap, a digit or a lower-case word ends a run, so a heading above a name or the next
+    column of a table is no part of it. Checked on the demo's VELCO NDA as written."""
+    from sac.retrieval.names import acronyms, initials, spelled_out
+
+    text = "Last Man Stands, (the Disclosing Party)\nU.S. Customs and Border Protection agrees in 2019 to it."
+    assert initials(text) == "lms dp u s cbp"
+    assert spelled_out("LMS", text) == "Last Man Stands" and spelled_out("cbp", text) == "Customs and Border Protection"
+    assert spelled_out("LMSD", text) is None  # the comma ended the run
+    assert initials("Authorized Signatory\n\nWESTERN COPPER CORPORATION") == "as wcc"
+    assert initials("Acta Pharmacal        Nutritional Warehouse") == "ap nw"  # two table columns
+    assert initials("the parties agree. 12 Main") == "m"
+
+    velco = next(d.text for d in demo_datasets["contractnli"].documents if "VELCO" in d.doc_id)
+    assert spelled_out("VEPC", velco) == "Vermont Electric Power Company"
+    assert spelled_out("FERC", velco) == "Federal Energy Regulatory Commission"
+    assert "vepc" in initials(velco) and "xyzq" not in initials(velco)
+
+    # What of a title may be initials: all-caps words of 3 to 6 letters, no company form, in the title only.
+    assert acronyms("Consider ATI's Mutual NDA of Foo INC and BT; Does UALR apply?") == ["ATI", "NDA"]
+    assert acronyms("Does ATI's NDA survive?") == []

@@ -18,13 +18,15 @@ A document's score, per query:
   Proposals"), else those holding its squashed company name ("BELLRINGBRANDS,INC" in "BellRing Brands,
   Inc."), else those holding the most of its rare words (a word of the title found in at most
   ``MAX_NAMED_DOCS`` documents and a tenth of the corpus: "Munt" in "Consider Munt's Non-Disclosure
-  Agreement"), when at most ``MAX_NAMED_DOCS`` do. The corpus decides which words are names; no list of them
-  exists. When the title names no document, the BM25 reads the title alone (``lexical_query``): the words of
-  the question proper ("Does the Receiving Party ... return ... Confidential Information?") are shared by every
-  contract of its kind and lift the short ones full of them (on ContractNLI dev one 2-page NDA took 33 of the
-  130 such questions); the dense part still reads the whole question. Where the title names two or more
-  documents (two NDAs of one company under one title), the whole question tells them apart. Chosen on dev; on
-  test it moved CUAD first-page titles a little and nothing else beyond noise (bench/README.md, "names v4").
+  Agreement"), when at most ``MAX_NAMED_DOCS`` do, else those that write out the initials an all-caps word of
+  the title is and no document writes ("ATI": "AMPHENOL Tuchel Industrial GmbH"; ``by_initials``). The corpus
+  decides which words are names; no list of them exists. When the title names no document, the BM25 reads the
+  title alone (``lexical_query``): the words of the question proper ("Does the Receiving Party ... return ...
+  Confidential Information?") are shared by every contract of its kind and lift the short ones full of them (on
+  ContractNLI dev one 2-page NDA took 33 of the 130 such questions); the dense part still reads the whole
+  question. Where the title names two or more documents (two NDAs of one company under one title), the whole
+  question tells them apart. Chosen on dev; on test it moved CUAD first-page titles a little and nothing else
+  beyond noise (bench/README.md, "names v4").
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -201,8 +203,9 @@ class Naming:
 
     documents: frozenset[str]
     how: str  # "title": their text quotes the whole title; "name": a squashed company name; "words": rare words;
-    # "": the title names no document (or there is no title)
-    key: str = ""  # the squashed title or name, or the rare words (", "-joined), that matched
+    # "initials": words whose initials an all-caps word of the title is; "": the title names no document (or
+    # there is no title)
+    key: str = ""  # the squashed title or name, the rare words (", "-joined), or "ATI: AMPHENOL Tuchel Industrial"
 
 
 def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
@@ -218,7 +221,8 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     Then the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
     title's rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of
     the corpus, so none under 10 documents, where a word one contract happens to use says little): the
-    documents holding the most of them. The title is read as asked, not as ``+names`` rewrote it: the pieces
+    documents holding the most of them. Else an all-caps word of the title that no document writes, read as
+    initials (``by_initials``). The title is read as asked, not as ``+names`` rewrote it: the pieces
     of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
     that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
     way, none as asked). The texts and words are the lexical ``documents`` index's; a squashed key is looked up
@@ -241,13 +245,28 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
             votes.update(holders)
             for d in holders:
                 voters.setdefault(d, []).append(word)
-    if not votes:
-        return Naming(frozenset(), "")
-    most = max(votes.values())
-    named = frozenset(d for d, n in votes.items() if n == most)
-    if len(named) > MAX_NAMED_DOCS:
-        return Naming(frozenset(), "")
-    return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
+    if votes:
+        most = max(votes.values())
+        named = frozenset(d for d, n in votes.items() if n == most)
+        if len(named) <= MAX_NAMED_DOCS:
+            return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
+    return by_initials(documents, query, rare)
+
+
+def by_initials(documents: LexicalIndex, query: str, rare: int) -> Naming:
+    """The documents that write out what an all-caps word of the title abbreviates, where no document writes the
+    word itself (``names.acronyms``): "ATI's Mutual Non-Disclosure Agreement" names the NDA between "AMPHENOL
+    Tuchel Industrial GmbH" and a blank. Read only when nothing else of the title names a document, and, like a
+    rare word, only when at most ``rare`` documents hold the initials; the key says what they stand for."""
+    for acronym in [] if rare < 1 else names.acronyms(query):
+        if documents.ids_with(acronym.casefold()):
+            continue  # a word the corpus writes is read as a word, above
+        key = acronym.casefold()
+        rows = [i for i, text in enumerate(initials_texts(documents)) if key in text]
+        if 0 < len(rows) <= rare:
+            spelled = names.spelled_out(acronym, documents.document_texts()[rows[0]]) or ""
+            return Naming(frozenset(documents.ids[i] for i in rows), "initials", f"{acronym}: {spelled}")
+    return Naming(frozenset(), "")
 
 
 _SQUASH_VERSION = code_version(names, substrings, sys.modules[__name__])  # what squashes, signs and writes them
@@ -282,6 +301,22 @@ def _substring_index(documents: LexicalIndex) -> SubstringIndex:
         "squashed_signatures", lambda: signatures_of(texts),
         Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
     return SubstringIndex(texts, signatures)
+
+
+def initials_texts(documents: LexicalIndex) -> list[str]:
+    """The documents' initials (``names.initials``: one line each), as ``by_initials`` reads them: made once per
+    index generation and kept beside it (sac.index.derived). About a sixth of the text's length, so read whole."""
+    rows = len(documents)
+
+    def read(path: Path) -> list[str]:
+        texts = path.read_text(encoding="utf-8").split("\n") if rows else []
+        if len(texts) != rows:
+            raise ValueError(f"{len(texts)} kept initials for {rows} documents")
+        return texts
+
+    return documents.derived(
+        "initials", lambda: [names.initials(t) for t in documents.document_texts()],
+        Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read))
 
 
 def title_words(query: str) -> list[str]:

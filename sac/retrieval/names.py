@@ -11,6 +11,9 @@ Public API:
     rewrite_query(query, vocab) -> str                          the query with squashed names spelled out
     name_terms(query, vocab) -> list[str]                       distinctive name words, for routing / BM25
     split_title(query) -> (title, question)                     the "Consider the <title>; <question>" form
+    initials(text) -> str                                       the initials of its runs of capitalised words
+    acronyms(query) -> list[str]                                the title's all-caps words that may be initials
+    spelled_out(acronym, text) -> str | None                    the words of ``text`` those initials stand for
 """
 
 from __future__ import annotations
@@ -390,3 +393,63 @@ def squashed_names(query: str) -> list[str]:
                 forms.append(form[: -len(suffix)])
         out.extend(forms)
     return list(dict.fromkeys(out))
+
+
+# Initials. A title may name a contract by the initials of a name its text writes out and never abbreviates:
+# "ATI's Mutual Non-Disclosure Agreement" for "AMPHENOL Tuchel Industrial GmbH", "LMS's NDA" for "Last Man
+# Stands". ``initials`` writes each run of capitalised words as its initials, so that an acronym is a substring
+# of a document's initials exactly where a run of consecutive capitalised words spells it.
+_RUN_WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’][^\W_]+)*|[^\s]")  # a word (its possessive kept) or one mark
+_RUN_BREAK = re.compile(r"\n|\s{3}|\t")  # a line break or a gap (table columns) between two words ends a run
+# Small words inside a name that its acronym skips ("Department of Homeland Security", "Customs and Border
+# Protection", "University of Arkansas at Little Rock"), in any case.
+_CONNECTIVES = frozenset("of and for the at on in & de du des la le del di y et".split())
+MIN_ACRONYM, MAX_ACRONYM = 3, 6  # shorter all-caps words are too often someone else's initials ("BT", "GE")
+
+
+def _initial_runs(text: str) -> list[list[tuple[str, int, int]]]:
+    """The runs of capitalised words (connectives inside a run skipped), each as [(initial, start, end)]. A
+    hyphen joins words of a run ("Non-Disclosure": N, D); any other mark, a digit, a lower-case word, a line
+    break or a wider gap (table columns, a signature block) ends it."""
+    runs: list[list[tuple[str, int, int]]] = [[]]
+    end = 0
+    for m in _RUN_WORD.finditer(text):
+        word = m.group(0)
+        if runs[-1] and _RUN_BREAK.search(text, end, m.start()):
+            runs.append([])
+        end = m.end()
+        if word.casefold() in _CONNECTIVES and runs[-1]:
+            continue
+        if word[0].isalpha() and word[0].isupper():
+            runs[-1].append((word[0].casefold(), m.start(), m.end()))
+        elif word != "-" and runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
+
+
+def initials(text: str) -> str:
+    """The initials of ``text``'s runs of capitalised words, lower case, one space between runs: "Last Man
+    Stands, (the Disclosing Party)" -> "lms dp". An acronym names a run that spells it where it is a substring
+    of this ("lms"); a space keeps runs apart."""
+    return " ".join("".join(i for i, _, _ in run) for run in _initial_runs(text))
+
+
+def acronyms(query: str) -> list[str]:
+    """The words of a "Consider <title>; <question>" title that may be initials: all capital letters,
+    ``MIN_ACRONYM`` to ``MAX_ACRONYM`` of them, no company form ("ATI", "UALR"; not "INC", "BT"); none without a
+    title."""
+    words = _TOKEN.findall(split_title(query)[0])
+    return list(dict.fromkeys(w for w in words if w.isalpha() and w.isupper()
+                              and MIN_ACRONYM <= len(w) <= MAX_ACRONYM and w.casefold() not in LEGAL_SUFFIXES))
+
+
+def spelled_out(acronym: str, text: str) -> str | None:
+    """The first words of ``text`` whose initials spell ``acronym`` (as ``initials`` reads them), as written
+    ("AMPHENOL Tuchel Industrial" for "ATI"), or None."""
+    key = acronym.casefold()
+    for run in _initial_runs(text):
+        letters = "".join(i for i, _, _ in run)
+        at = letters.find(key)
+        if at >= 0:
+            return text[run[at][1] : run[at + len(key) - 1][2]]
+    return None

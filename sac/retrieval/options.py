@@ -62,10 +62,11 @@ def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
 
 def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
     """Make and keep what the first ``+names`` question of a new index generation would otherwise wait for (the
-    vocabulary, the squashed texts and their signatures): ``Workbench.build`` and a removal call it after the
-    lexical refresh."""
+    vocabulary, the squashed texts and their signatures, the initials): ``Workbench.build`` and a removal call it
+    after the lexical refresh."""
     name_vocabulary(lexicons["documents"])
     docfirst.squashed_texts(lexicons["documents"])
+    docfirst.initials_texts(lexicons["documents"])
 
 
 def _rewrite_names(
