@@ -497,7 +497,7 @@ def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, d
     rare word comes first; a word the corpus writes is read as a word). On the 34 demo contracts, and on the 5
     demo NDAs, where no title word counts as rare and no initials name one either."""
     from sac.index.lexical import lexical_indexes
-    from sac.retrieval.docfirst import Naming, naming
+    from sac.retrieval.docfirst import Naming, initials_texts, naming
 
     bonton = next(d.doc_id for d in demo_datasets["cuad"].documents if "BONTON" in d.doc_id)
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
@@ -509,6 +509,9 @@ def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, d
     assert naming(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Naming(frozenset({papa}), "words", "papa")
     assert naming(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").how == "words"  # the text writes VELCO
     assert naming(demo_pool, "Consider the IWW Agreement; Q?") == Naming(frozenset(), "")  # 22 contracts spell IWW
+    # A stopword is a word every text writes, though no index keeps it: two contracts spell "THE", neither is named.
+    assert sum("the" in text for text in initials_texts(demo_pool)) == 2
+    assert naming(demo_pool, "Consider THE Agreement; Q?") == Naming(frozenset(), "")
     five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
                            strategy="generic")["documents"]
     assert naming(five, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(frozenset(), "")

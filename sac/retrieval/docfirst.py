@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -259,8 +259,8 @@ def by_initials(documents: LexicalIndex, query: str, rare: int) -> Naming:
     Tuchel Industrial GmbH" and a blank. Read only when nothing else of the title names a document, and, like a
     rare word, only when at most ``rare`` documents hold the initials; the key says what they stand for."""
     for acronym in [] if rare < 1 else names.acronyms(query):
-        if documents.ids_with(acronym.casefold()):
-            continue  # a word the corpus writes is read as a word, above
+        if acronym.casefold() in STOPWORDS or documents.ids_with(acronym.casefold()):
+            continue  # a word the corpus writes is read as a word, above; every text writes "AND", "THE"
         key = acronym.casefold()
         rows = [i for i, text in enumerate(initials_texts(documents)) if key in text]
         if 0 < len(rows) <= rare:
@@ -282,21 +282,13 @@ def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
 def _substring_index(documents: LexicalIndex) -> SubstringIndex:
     rows = len(documents)
 
-    def read_texts(path: Path) -> list[str]:
-        texts = path.read_text(encoding="utf-8").split("\n") if rows else []
-        if len(texts) != rows:
-            raise ValueError(f"{len(texts)} kept squashed texts for {rows} documents")
-        return texts
-
     def read_signatures(path: Path) -> np.ndarray:
         signatures = np.load(path)
         if signatures.shape != (rows, substrings.BITS // 8):
             raise ValueError(f"kept signatures of shape {signatures.shape} for {rows} documents")
         return signatures
 
-    texts = documents.derived(
-        "squashed_texts", lambda: [names.squash(t) for t in documents.document_texts()],
-        Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read_texts))
+    texts = _kept_lines(documents, "squashed_texts", names.squash)
     signatures = documents.derived(
         "squashed_signatures", lambda: signatures_of(texts),
         Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
@@ -305,18 +297,25 @@ def _substring_index(documents: LexicalIndex) -> SubstringIndex:
 
 def initials_texts(documents: LexicalIndex) -> list[str]:
     """The documents' initials (``names.initials``: one line each), as ``by_initials`` reads them: made once per
-    index generation and kept beside it (sac.index.derived). About a sixth of the text's length, so read whole."""
+    index generation and kept beside it (sac.index.derived). About a twentieth of the text's length (1.4 MB for
+    the 509 CUAD contracts), so read whole."""
+    return _kept_lines(documents, "initials", names.initials)
+
+
+def _kept_lines(documents: LexicalIndex, key: str, line: Callable[[str], str]) -> list[str]:
+    """``line`` of each document's text (one line: no line break in it), made once per index generation and kept
+    beside it under ``key`` as one text file."""
     rows = len(documents)
 
     def read(path: Path) -> list[str]:
-        texts = path.read_text(encoding="utf-8").split("\n") if rows else []
-        if len(texts) != rows:
-            raise ValueError(f"{len(texts)} kept initials for {rows} documents")
-        return texts
+        lines = path.read_text(encoding="utf-8").split("\n") if rows else []
+        if len(lines) != rows:
+            raise ValueError(f"{len(lines)} kept {key} for {rows} documents")
+        return lines
 
     return documents.derived(
-        "initials", lambda: [names.initials(t) for t in documents.document_texts()],
-        Keep(_SQUASH_VERSION, write=lambda texts, out: out.write("\n".join(texts).encode("utf-8")), read=read))
+        key, lambda: [line(t) for t in documents.document_texts()],
+        Keep(_SQUASH_VERSION, write=lambda lines, out: out.write("\n".join(lines).encode("utf-8")), read=read))
 
 
 def title_words(query: str) -> list[str]:
