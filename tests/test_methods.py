@@ -503,9 +503,9 @@ def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, d
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     papa = next(d.doc_id for d in demo_datasets["cuad"].documents if "PapaJohns" in d.doc_id)
     assert naming(demo_pool, "Consider the Agency Agreement of GBRP; What is the fee?") == Naming(
-        frozenset({bonton}), "initials", "GBRP: Gordon Brothers Retail Partners")
+        frozenset({bonton}), "initials", "GBRP", "Gordon Brothers Retail Partners")
     assert naming(demo_pool, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(
-        frozenset({velco}), "initials", "VEPC: Vermont Electric Power Company")
+        frozenset({velco}), "initials", "VEPC", "Vermont Electric Power Company")
     assert naming(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Naming(frozenset({papa}), "words", "papa")
     assert naming(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").how == "words"  # the text writes VELCO
     assert naming(demo_pool, "Consider the IWW Agreement; Q?") == Naming(frozenset(), "")  # 22 contracts spell IWW

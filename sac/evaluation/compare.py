@@ -156,17 +156,18 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
             "title": f"{text} quotes the whole title",
             "name": f"{text} writes the company name “{naming.key}” (letters and digits compared)",
             "words": f"{text} holds the title's rare word(s) {naming.key} (at most {MAX_NAMED_DOCS} documents do)",
-            "initials": f"{text} writes out what the title's “{naming.key.split(': ', 1)[0]}” stands for: "
-                        f"“{naming.key.split(': ', 1)[-1]}” (no document writes the word itself)",
+            "initials": f"{text} writes out what the title's “{naming.key}” stands for: “{naming.spelled}” (no "
+                        "document writes the word itself)",
         }.get(naming.how, "")
         if not named and not split_title(query)[0]:
             notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, so "
                                     "documents were ranked by summary, best chunk and BM25."))
         elif not named:
             where = "file names or text" if routing.file_names else "text"
-            notes.append(("Named:", "no document: no quoted heading, company name, rare word or spelled-out initials of the title is in "
-                                    f"this corpus's {where} (or more than {MAX_NAMED_DOCS} documents share it), so documents "
-                                    "were ranked by summary, best chunk and the title's BM25, and a look-alike can win."))
+            notes.append(("Named:", "no document: no quoted heading, company name, rare word or spelled-out initials "
+                                    f"of the title is in this corpus's {where} (or more than {MAX_NAMED_DOCS} documents "
+                                    "share it), so documents were ranked by summary, best chunk and the title's BM25, "
+                                    "and a look-alike can win."))
         else:
             chose = "; the whole question chose between them" if len(named) > 1 else ""
             notes.append(("Named:", f"{listed}: {why}{chose}."))

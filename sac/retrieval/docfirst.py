@@ -205,7 +205,8 @@ class Naming:
     how: str  # "title": their text quotes the whole title; "name": a squashed company name; "words": rare words;
     # "initials": words whose initials an all-caps word of the title is; "": the title names no document (or
     # there is no title)
-    key: str = ""  # the squashed title or name, the rare words (", "-joined), or "ATI: AMPHENOL Tuchel Industrial"
+    key: str = ""  # the squashed title or name, the rare words (", "-joined), or the all-caps word ("ATI")
+    spelled: str = ""  # "initials": what the word stands for in the first named document ("AMPHENOL Tuchel Industrial")
 
 
 def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
@@ -265,7 +266,7 @@ def by_initials(documents: LexicalIndex, query: str, rare: int) -> Naming:
         rows = [i for i, text in enumerate(initials_texts(documents)) if key in text]
         if 0 < len(rows) <= rare:
             spelled = names.spelled_out(acronym, documents.document_texts()[rows[0]]) or ""
-            return Naming(frozenset(documents.ids[i] for i in rows), "initials", f"{acronym}: {spelled}")
+            return Naming(frozenset(documents.ids[i] for i in rows), "initials", acronym, spelled)
     return Naming(frozenset(), "")
 
 
