@@ -317,6 +317,36 @@ def test_the_substring_index_finds_exactly_the_texts_that_hold_a_string(demo_dat
     assert found > 300  # most keys are held by some texts and not others: the signatures had to tell them apart
 
 
+def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_changed(tmp_path, memo, nli, monkeypatch):
+    """Adding a document makes a new lexical generation; its squashed text, substring signature and initials are
+    made for that document alone, the others' taken from the generation it replaced (``LexicalIndex.previous``),
+    and the kept files are byte for byte what making them all anew gives. On the 5 demo NDAs, 4 built first."""
+    from sac.retrieval import names, options
+
+    wb = Workbench(SacConfig(workspace=tmp_path / "workspace"), embedder=memo)
+    methods = parse_methods("sac-generic")
+    wb.build(CORPUS, nli.documents[:4], methods)
+    read: list[str] = []
+    for name in ("squash", "initials"):
+        real = getattr(names, name)
+        monkeypatch.setattr(names, name, lambda text, real=real, name=name: read.append(name) or real(text))
+    wb.build(CORPUS, nli.documents, methods)
+    assert sorted(read) == ["initials", "squash"]  # the fifth NDA's, once each
+    monkeypatch.undo()
+
+    index = wb.index(CORPUS, methods[0])
+    current = json.loads((lexical_dir(index) / "current.json").read_text())
+    documents = lexical_dir(index) / current["generation"] / "documents"
+    kept = {p.name: p.read_bytes() for p in (documents / "derived").iterdir()}
+    assert {name.rsplit("-", 1)[0] for name in kept} == {"initials", "names_vocabulary", "squashed_signatures",
+                                                          "squashed_texts"}
+    assert not (documents / "previous").exists()  # what the generation before handed over, dropped once used
+    shutil.rmtree(documents / "derived")
+    lexical.forget(index)
+    options.prepare(lexical.for_method(index, wb.summary_store, methods[0]))  # all five made anew
+    assert {p.name: p.read_bytes() for p in (documents / "derived").iterdir()} == kept
+
+
 def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_them_back(routed_wb, nli, monkeypatch):
     """``Workbench.build`` makes what ``+names`` reads of every document (the vocabulary, the squashed texts and their
     substring signatures, the initials) and keeps it beside the lexical generation (sac.index.derived). A new process searches

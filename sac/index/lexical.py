@@ -63,6 +63,7 @@ B = 0.75
 EPSILON = 0.25
 FORMAT = 3  # 2: the documents index keeps each document's text (texts.json) for +names; 3: +filename's file line read
 KINDS = ("chunks", "documents")
+PREVIOUS = "previous"  # in a generation's documents folder: what the generation it replaced derived, and its rows
 MAX_LOADED = 8  # opened generations kept per process
 
 # Function words that carry no topic; legal terms ("party", "agreement") stay: BM25's idf weighs them.
@@ -238,6 +239,26 @@ class LexicalIndex:
                 self.cache[key] = kept(self.folder, key, make, keep) if keep else make()
             return self.cache[key]
 
+    def previous(self, key: str, version: str) -> tuple[dict[tuple[str, str], int], Path] | None:
+        """Where the generation this one replaced kept ``key`` by this code ``version`` (sac.index.derived), and
+        which of its rows holds each (document id, signature) it had; None when it kept none. A row whose document
+        and signature this generation has again derives the same data: made once, not at every refresh."""
+        if self.folder is None or not version:
+            return None
+        before = self.folder / PREVIOUS
+        path = before / "derived" / f"{key}-{version}"
+        try:
+            rows = json.loads((before / "rows.json").read_text(encoding="utf-8"))
+            where = {(str(i), str(s)): r for r, (i, s) in enumerate(zip(rows["ids"], rows["signatures"], strict=True))}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return (where, path) if path.is_file() else None
+
+    def drop_previous(self) -> None:
+        """Remove what the generation before handed over (``previous``) once all that reads it has been made."""
+        if self.folder is not None:
+            shutil.rmtree(self.folder / PREVIOUS, ignore_errors=True)
+
     def scores(self, query: str) -> np.ndarray:
         return self.lexicon.scores(query)
 
@@ -375,10 +396,26 @@ def refresh(
             lex.save(folder / generation / kind)
         atomic_write_json(folder / "current.json", {"format": FORMAT, "generation": generation,
                                                     "fingerprint": fingerprint, "count": count})
+        if old is not None:
+            _hand_over(old["documents"], folder / generation / "documents")
         for stale in folder.iterdir():
             if stale.is_dir() and stale.name != generation:
                 shutil.rmtree(stale, ignore_errors=True)  # a reader that mapped its files keeps them (POSIX)
         return _load_generation(folder, {"generation": generation, "fingerprint": fingerprint, "count": count})
+
+
+def _hand_over(old: LexicalIndex, folder: Path) -> None:
+    """Give the documents index in ``folder`` what the generation it replaces derived (sac.index.derived) and that
+    generation's rows, so data made document by document are made again only for the documents that changed
+    (``LexicalIndex.previous``). Best effort: a move within the workspace, and nothing is lost without it."""
+    if old.folder is None or not (old.folder / "derived").is_dir():
+        return
+    try:
+        (folder / PREVIOUS).mkdir()
+        atomic_write_json(folder / PREVIOUS / "rows.json", {"ids": old.ids, "signatures": old.signatures})
+        (old.folder / "derived").replace(folder / PREVIOUS / "derived")
+    except OSError:
+        pass
 
 
 def forget(index: Index) -> None:

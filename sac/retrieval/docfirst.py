@@ -52,6 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -281,18 +282,30 @@ def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
 
 
 def _substring_index(documents: LexicalIndex) -> SubstringIndex:
-    rows = len(documents)
-
-    def read_signatures(path: Path) -> np.ndarray:
+    def read_signatures(path: Path, rows: int) -> np.ndarray:
         signatures = np.load(path)
         if signatures.shape != (rows, substrings.BITS // 8):
             raise ValueError(f"kept signatures of shape {signatures.shape} for {rows} documents")
         return signatures
 
     texts = _kept_lines(documents, "squashed_texts", names.squash)
+
+    def make() -> np.ndarray:
+        before = _previous_rows(documents, "squashed_signatures", read_signatures)
+        keys = _row_keys(documents)
+        fresh = [i for i, key in enumerate(keys) if key not in before]
+        made = signatures_of([texts[i] for i in fresh])
+        signatures = np.zeros((len(keys), substrings.BITS // 8), dtype=np.uint8)
+        for i, key in enumerate(keys):
+            if key in before:
+                signatures[i] = before[key]
+        signatures[fresh] = made
+        return signatures
+
     signatures = documents.derived(
-        "squashed_signatures", lambda: signatures_of(texts),
-        Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures), read=read_signatures))
+        "squashed_signatures", make,
+        Keep(_SQUASH_VERSION, write=lambda signatures, out: np.save(out, signatures),
+             read=lambda path: read_signatures(path, len(documents))))
     return SubstringIndex(texts, signatures)
 
 
@@ -304,19 +317,42 @@ def initials_texts(documents: LexicalIndex) -> list[str]:
 
 
 def _kept_lines(documents: LexicalIndex, key: str, line: Callable[[str], str]) -> list[str]:
-    """``line`` of each document's text (one line: no line break in it), made once per index generation and kept
-    beside it under ``key`` as one text file."""
-    rows = len(documents)
+    """``line`` of each document's text (one line: no line break in it), made once per index generation, for the
+    documents the generation before did not have (``_previous_rows``), and kept beside it under ``key`` as one text
+    file."""
 
-    def read(path: Path) -> list[str]:
+    def read(path: Path, rows: int) -> list[str]:
         lines = path.read_text(encoding="utf-8").split("\n") if rows else []
         if len(lines) != rows:
             raise ValueError(f"{len(lines)} kept {key} for {rows} documents")
         return lines
 
+    def make() -> list[str]:
+        before = _previous_rows(documents, key, read)
+        return [before[k] if k in before else line(text)
+                for k, text in zip(_row_keys(documents), documents.document_texts())]
+
     return documents.derived(
-        key, lambda: [line(t) for t in documents.document_texts()],
-        Keep(_SQUASH_VERSION, write=lambda lines, out: out.write("\n".join(lines).encode("utf-8")), read=read))
+        key, make, Keep(_SQUASH_VERSION, write=lambda lines, out: out.write("\n".join(lines).encode("utf-8")),
+                        read=lambda path: read(path, len(documents))))
+
+
+def _row_keys(documents: LexicalIndex) -> list[tuple[str, str]]:
+    return list(zip(documents.ids, documents.signatures))
+
+
+def _previous_rows(documents: LexicalIndex, key: str, read: Callable[[Path, int], Any]) -> dict[tuple[str, str], Any]:
+    """(document id, signature) -> its row of what the generation this one replaced kept under ``key``
+    (``LexicalIndex.previous``; ``read(path, rows)`` reads it); empty where it kept nothing this code can use."""
+    before = documents.previous(key, _SQUASH_VERSION)
+    if before is None:
+        return {}
+    where, path = before
+    try:
+        data = read(path, len(where))
+    except (OSError, ValueError, EOFError):
+        return {}
+    return {k: data[row] for k, row in where.items()}
 
 
 def title_words(query: str) -> list[str]:

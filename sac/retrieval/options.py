@@ -62,11 +62,12 @@ def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
 
 def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
     """Make and keep what the first ``+names`` question of a new index generation would otherwise wait for (the
-    vocabulary, the squashed texts and their signatures, the initials): ``Workbench.build`` and a removal call it
-    after the lexical refresh."""
+    vocabulary, the squashed texts and their signatures, the initials; all but the vocabulary made only for the
+    documents the generation before lacked): ``Workbench.build`` and a removal call it after the lexical refresh."""
     name_vocabulary(lexicons["documents"])
     docfirst.squashed_texts(lexicons["documents"])
     docfirst.initials_texts(lexicons["documents"])
+    lexicons["documents"].drop_previous()  # what the generation before made is in these now
 
 
 def _rewrite_names(
