@@ -1,5 +1,5 @@
 """Data derived from a lexical generation, kept on disk beside it, so that a new process reads it instead of
-making it again (the ``+names`` vocabulary, squashed texts and substring signatures, initials: 7.7 s on the 509
+making it again (the ``+names`` vocabulary, squashed texts and substring signatures, initials: 7.7-8.6 s on the 509
 distinct CUAD contracts, growing with the corpus, before the first routed question of every process; bench/kept.py;
 data made document by document are taken from the generation before where a document is unchanged:
 ``LexicalIndex.previous``).
