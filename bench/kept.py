@@ -6,8 +6,8 @@ sac.retrieval.docfirst.initials_texts). They are kept
 beside the lexical generation (sac.index.derived); this script times making each one against reading it back, on
 every distinct CUAD v1 contract (no index needed: the texts stand in for a documents index's), ``--repeats``
 times alternating, and prints the medians and the kept sizes; then, once per repeat, making each in a new
-generation after one that held every contract but the last (``LexicalIndex.previous``: only the vocabulary is made
-for the whole corpus again).
+generation after one that held every contract but the last (``LexicalIndex.previous``; the vocabulary is grown from
+that generation's: ``NameVocabulary.grown``).
 
     python bench/kept.py --out kept-cuad
 """

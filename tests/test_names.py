@@ -47,6 +47,22 @@ def test_vocabulary_counts_forms_and_document_frequency(vocab):
     assert NameVocabulary.from_documents(docs).counts == vocab.counts
 
 
+def test_a_vocabulary_grown_by_new_texts_is_the_vocabulary_of_them_all(vocab):
+    """A new index generation after an upload counts only the new texts into the vocabulary of the one before
+    (``grown``): the same statistics and spellings as counting every text. "BellRing"
+    was the spelling; a text that writes "BELLRING" often enough changes it, in both. A vocabulary that counted a
+    text the corpus no longer holds (a removal, an edit) cannot be grown: None, and every text is counted again."""
+    more = ["BELLRING " * 100 + "and Zyxo Lab",  # all-caps counts a twentieth: 100 beat the 4 "BellRing" with it
+            TEXTS[0]]  # the same text twice is two documents
+    everything = NameVocabulary.from_texts(TEXTS + more)
+    grown = vocab.grown(more[:1] + TEXTS + more[1:])  # in any order
+    assert grown == everything
+    assert grown.form("bellring") == "BELLRING" != vocab.form("bellring") and grown.n_docs == len(TEXTS) + 2
+    assert vocab == NameVocabulary.from_texts(TEXTS)  # grown from, not changed
+    assert vocab.grown(TEXTS) == vocab
+    assert vocab.grown(TEXTS[1:] + more[:1]) is None and everything.grown(TEXTS + more[:1]) is None
+
+
 def test_a_vocabulary_reads_back_from_json_as_it_was_made(vocab):
     """The index keeps the vocabulary as JSON beside it (sac.index.derived): read back, it is the same vocabulary,
     down to the order of its words, and it rewrites every question as the one it was made from."""
@@ -54,7 +70,8 @@ def test_a_vocabulary_reads_back_from_json_as_it_was_made(vocab):
     assert again == vocab and list(again.pairs) == list(vocab.pairs) and list(again.forms) == list(vocab.forms)
     for query in ["AMERICANPHYSICIANSCAPITALINC agency agreement", "SOCIÉTÉGÉNÉRALESA", "Consider ResConnect's NDA; X?"]:
         assert rewrite_query(query, again) == rewrite_query(query, vocab)
-    for bad in ['{"counts": {}}', "[]", '{"counts": {}, "df": {}, "forms": {}, "total": 0, "n_docs": 0, "pairs": [1]}']:
+    for bad in ['{"counts": {}}', "[]", '{"counts": {}, "df": {}, "forms": {}, "total": 0, "n_docs": 0, "pairs": [1]}',
+                '{"counts": {}, "df": {}, "forms": {}, "total": 0, "n_docs": 0, "pairs": []}']:  # kept by older code
         with pytest.raises(ValueError, match="not a name vocabulary"):
             NameVocabulary.from_json(bad)
 

@@ -1,8 +1,8 @@
 """Data derived from a lexical generation, kept on disk beside it, so that a new process reads it instead of
 making it again (the ``+names`` vocabulary, squashed texts and substring signatures, initials: 7.7-8.6 s on the 509
 distinct CUAD contracts, growing with the corpus, before the first routed question of every process; bench/kept.py;
-data made document by document are taken from the generation before where a document is unchanged:
-``LexicalIndex.previous``).
+data made document by document are taken from the generation before where a document is unchanged, and the
+vocabulary is grown from that generation's when it only gained texts: ``LexicalIndex.previous``).
 
 A generation never changes once written (sac.index.lexical), so what is derived from it goes stale only when the
 code that derives it changes. Each kept file is named by its key and ``Keep.version``, a hash of that code's

@@ -55,9 +55,23 @@ _VOCABULARY = Keep(code_version(names, sys.modules[__name__]), write=lambda voca
 
 def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
     """The corpus words ``+names`` spells squashed names with, from the documents' text; made once per index
-    generation and kept beside it (sac.index.derived)."""
-    return documents.derived("names_vocabulary", lambda: names.NameVocabulary.from_texts(documents.document_texts()),
-                             _VOCABULARY)
+    generation and kept beside it (sac.index.derived). A generation that holds every text of the one it replaced
+    (an upload, a summary edit) counts only its new texts into that one's vocabulary (``NameVocabulary.grown``);
+    after a removal or a changed text, every text is counted."""
+
+    def make() -> names.NameVocabulary:
+        texts = documents.document_texts()
+        before = documents.previous("names_vocabulary", _VOCABULARY.version)
+        if before is not None:
+            try:
+                grown = _VOCABULARY.read(before[1]).grown(texts)
+            except (OSError, ValueError):
+                grown = None
+            if grown is not None:
+                return grown
+        return names.NameVocabulary.from_texts(texts)
+
+    return documents.derived("names_vocabulary", make, _VOCABULARY)
 
 
 def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
