@@ -461,9 +461,10 @@ def demo_pool(nli, demo_datasets):
 def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets, demo_pool):
     """+names: a title that names its contract by a plain word few documents hold ("VELCO's") names the
     documents that hold it; a title the text quotes whole (a heading whose words are all common) names the
-    documents quoting it; words most contracts share, and a question without a title, name none. Measured on
-    the 34 demo contracts (the lexical index built from their texts); in the 5 demo NDAs alone no title word
-    counts as rare (RARE_SHARE), so only a quoted heading names one there."""
+    documents quoting it; words most contracts share name none. A question without a title names documents by
+    its capitalised rare words; its lower-case words, what it asks, name none. Measured on the 34 demo contracts
+    (the lexical index built from their texts); in the 5 demo NDAs alone no title word counts as rare
+    (RARE_SHARE), so only a quoted heading names one there."""
     from sac.index.lexical import lexical_indexes
     from sac.retrieval.docfirst import named_documents, title_words
 
@@ -479,7 +480,9 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     inventor = next(d.doc_id for d in nli.documents if "Mutual-Non-Disclosure" in d.doc_id)
     assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == {inventor}
     assert named_documents(pool, "Consider the Non-Disclosure Agreement; Who may receive it?") == frozenset()  # 6 hold it
-    assert named_documents(pool, "What does VELCO's NDA say about the term?") == frozenset()  # no title
+    assert named_documents(pool, "What does VELCO's NDA say about the term?") == {velco}  # no title
+    assert named_documents(pool, "what does velco's nda say about the term?") == frozenset()
+    assert named_documents(pool, "What does the Agreement say about Confidential Information?") == frozenset()  # common
     flotek = next(d.doc_id for d in demo_datasets["cuad"].documents if "FLOTEK" in d.doc_id.upper())
     assert named_documents(pool, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek "
                                  "Chemistry, LLC for Terpene Products; What is the term?") == {flotek}
@@ -530,8 +533,9 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
     """+names with +docs<N>: where the title names no document, the document BM25 reads the title alone (the
     question's clause words are every NDA's and would lift the short ones full of them); where it names
     documents, and where there is no title, it reads the whole question (the rewritten one); the dense part
-    reads the whole question either way. Checked on what reaches the documents' BM25 in a real search of the
-    5 demo NDAs, and on the routing rule itself."""
+    reads the whole question either way. A question without a title that names no document is not routed: its
+    hits are those of the method without +docs1, from every NDA. Checked on what reaches the documents' BM25 in a
+    real search of the 5 demo NDAs, and on the routing rule itself."""
     from sac.index.lexical import LexicalIndex
     from sac.retrieval.docfirst import lexical_query
 
@@ -552,20 +556,23 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
     unnamed = "Consider the Non-Disclosure Agreement; Does the agreement allow the Receiving Party to retain copies?"
     heading = "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?"  # VELCO's
     plain = "Which agreement lets the Receiving Party retain copies?"
-    [method] = parse_methods("sac-generic+docs1+names")
+    method, unrouted = parse_methods("sac-generic+docs1+names,sac-generic+names")
     hits = built.search(CORPUS, [method], [unnamed, heading, plain], 4)[method.name]
-    assert [q for kind, q in read if kind == "documents"] == ["Non-Disclosure Agreement", heading, plain]
+    assert [q for kind, q in read if kind == "documents"] == ["Non-Disclosure Agreement", heading]
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     assert {h.span.doc_id for h in hits[1]} == {velco}
-    assert all(len({h.span.doc_id for h in q}) == 1 for q in hits)  # one document each (+docs1)
+    assert all(len({h.span.doc_id for h in q}) == 1 for q in hits[:2])  # one document each (+docs1)
+    [searched] = built.search(CORPUS, [unrouted], [plain], 4)[unrouted.name]
+    assert [h.chunk.chunk_id for h in hits[2]] == [h.chunk.chunk_id for h in searched]
+    assert len({h.span.doc_id for h in hits[2]}) > 1
 
 
 def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(built, nli):
     """``explain``, as the Compare page shows it under a +names / +docs<N> method: the question as searched, what
     its title names and how, and the documents searched inside, the same ones the search itself read. On the 5
     demo NDAs: a quoted heading names VELCO's NDA; a title 6 NDAs share names none (a look-alike may win, and
-    the page says whether it did); a question with no title names nothing; a squashed name is written as the
-    text writes it and names its NDA by that name."""
+    the page says whether it did); a question with no title names nothing, and every NDA is searched; a squashed
+    name is written as the text writes it and names its NDA by that name."""
     from sac.evaluation.compare import routing_notes
     from sac.retrieval.docfirst import Naming
     from sac.retrieval.options import Routing, explain
@@ -580,7 +587,9 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
     [method] = parse_methods("sac-generic+docs1+names")
     hits = built.search(CORPUS, [method], questions, 4)[method.name]
     routings = [explain(built, CORPUS, method, q) for q in questions]
-    assert [r.documents for r in routings] == [tuple(dict.fromkeys(h.span.doc_id for h in q)) for q in hits]
+    assert [r.documents for r in routings] == [
+        () if q == plain else tuple(dict.fromkeys(h.span.doc_id for h in got)) for q, got in zip(questions, hits)]
+    assert len({h.span.doc_id for h in hits[2]}) > 1
     assert routings[0].naming == Naming(frozenset({velco}), "title", "confidentialinformationnondisclosureagreement")
     assert routings[1].naming == routings[2].naming == Naming(frozenset(), "")
     assert routings[3].naming == Naming(frozenset({ag}), "name", "agprojects") and routings[3].documents == (ag,)
@@ -590,7 +599,12 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
                         "Searched inside:": "VELCO NDA rev0 Dec 14 2015"}
     assert notes[1]["Named:"].startswith("no document: no quoted heading, company name, rare word or spelled-out initials")
     assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in routings[1].documents)
-    assert notes[2]["Named:"].startswith("nothing: the question has no")
+    assert notes[2]["Named:"].startswith("nothing: the question has no") and "Searched inside:" not in notes[2]
+    assert notes[2]["Named:"].endswith("so every document was searched.")
+    asked = "What does VELCO's NDA say about the term?"  # a capitalised rare word names it (34 contracts: above)
+    said = dict(routing_notes(Routing(asked, Naming(frozenset({velco}), "words", "velco"), (velco,)), asked))
+    assert said["Named:"] == ("VELCO NDA rev0 Dec 14 2015: its text holds the question's rare word(s) velco (at most 3 "
+                              "documents do).")
     assert "AGPROJECTS" not in notes[3]["Searched as:"] and "company name “agprojects”" in notes[3]["Named:"]
     assert notes[3]["Searched inside:"] == "AGProjects-NDA (not the question's document)"  # VELCO pinned here
 
@@ -602,8 +616,8 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
 def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_title(built, nli):
     """``+inner``: the documents are chosen as without it (from the whole question), and inside them the chunks
     come in the order of their cosine to the question proper ("Consider the <title>;" dropped), embedded on its
-    own; a question without a title is searched as before. At k = 64 every chunk of a demo NDA is a hit, so the
-    two methods return the same chunks, in another order."""
+    own; a question without a title (here naming no document: not routed) is searched as before. At k = 64 every
+    chunk of a demo NDA is a hit, so the two methods return the same chunks, in another order."""
     from sac.evaluation.compare import routing_notes
     from sac.retrieval.names import split_title
     from sac.retrieval.options import explain, question_proper
@@ -612,15 +626,14 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
         parse_method("sac-generic+inner")
     plain, inner = parse_methods("sac-generic+docs1+names,sac-generic+docs1+inner+names")
     untitled = "Which agreement lets the Receiving Party retain copies?"
-    questions = [q.text for q in nli.queries[::5]] + [untitled]
-    got = built.search(CORPUS, [plain, inner], questions, 64)
+    questions = [q.text for q in nli.queries[::5]]
+    got = built.search(CORPUS, [plain, inner], questions + [untitled], 64)
     index = built.index(CORPUS, inner)
     reordered = 0
     for question, before, after in zip(questions, got[plain.name], got[inner.name]):
         ids = [h.chunk.chunk_id for h in after]
         assert sorted(ids) == sorted(h.chunk.chunk_id for h in before) and len({h.span.doc_id for h in after}) == 1
-        title, proper = split_title(question)
-        vector = built.embed_queries([proper if title else question])[0]
+        vector = built.embed_queries([split_title(question)[1]])[0]
         scores = [h.score for h in after]
         assert np.allclose(scores, index.vectors_of(ids) @ vector, atol=1e-5) and scores == sorted(scores, reverse=True)
         reordered += ids != [h.chunk.chunk_id for h in before]

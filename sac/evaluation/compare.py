@@ -155,13 +155,16 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
         why = {
             "title": f"{text} quotes the whole title",
             "name": f"{text} writes the company name “{naming.key}” (letters and digits compared)",
-            "words": f"{text} holds the title's rare word(s) {naming.key} (at most {MAX_NAMED_DOCS} documents do)",
+            "words": f"{text} holds the {'title' if split_title(query)[0] else 'question'}'s rare word(s) {naming.key} "
+                     f"(at most {MAX_NAMED_DOCS} documents do)",
             "initials": f"{text} writes out what the title's “{naming.key}” stands for: “{naming.spelled}” (no "
                         "document writes the word itself)",
         }.get(naming.how, "")
         if not named and not split_title(query)[0]:
-            notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, so "
-                                    "documents were ranked by summary, best chunk and BM25."))
+            where = "file name or text" if routing.file_names else "text"
+            notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, and no "
+                                    f"company name or capitalised rare word of it is in a document's {where}, so "
+                                    "every document was searched."))
         elif not named:
             where = "file names or text" if routing.file_names else "text"
             notes.append(("Named:", "no document: no quoted heading, company name, rare word or spelled-out initials "

@@ -26,7 +26,9 @@ A document's score, per query:
   ContractNLI dev one 2-page NDA took 33 of the 130 such questions); the dense part still reads the whole
   question. Where the title names two or more documents (two NDAs of one company under one title), the whole
   question tells them apart. Chosen on dev; on test it moved CUAD first-page titles a little and nothing else
-  beyond noise (bench/README.md, "names v4").
+  beyond noise (bench/README.md, "names v4"). A question without a title (no benchmark question) names documents
+  by its squashed names and capitalised rare words; when it names none it is about the corpus, not one document,
+  and is not routed (``routes``).
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -227,7 +229,9 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     initials (``by_initials``). The title is read as asked, not as ``+names`` rewrote it: the pieces
     of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
     that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
-    way, none as asked). The texts and words are the lexical ``documents`` index's; a squashed key is looked up
+    way, none as asked). A question without a title names documents by its squashed names and by its capitalised
+    rare words (``name_words``: "Does Glamis ...?"); lower-case words of a question are what it asks, not whom.
+    The texts and words are the lexical ``documents`` index's; a squashed key is looked up
     through ``sac.index.substrings``, which reads only the texts that can hold it."""
     title = names.split_title(query)[0]
     whole = [names.squash(title)] if len(title.split()) > 1 else []
@@ -241,7 +245,7 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     votes: Counter[str] = Counter()
     voters: dict[str, list[str]] = {}
     rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
-    for word in [] if rare < 1 else title_words(query):
+    for word in [] if rare < 1 else name_words(query):
         holders = documents.ids_with(word)
         if 0 < len(holders) <= rare:
             votes.update(holders)
@@ -361,9 +365,30 @@ def title_words(query: str) -> list[str]:
     stopword, possessives dropped ("Munt's" -> "munt"); none without a title. Which of them name a document
     is left to the corpus: a word few documents hold ("Munt", "Visp", "Fonterra"), not one most contracts
     share ("Agreement", "Supply")."""
-    title = re.sub(r"(?<=\w)['’]s?(?!\w)", "", names.split_title(query)[0])
-    words = dict.fromkeys(WORD.findall(title.lower()))
+    return _words_of(names.split_title(query)[0])
+
+
+def _words_of(text: str) -> list[str]:
+    text = re.sub(r"(?<=\w)['’]s?(?!\w)", "", text)
+    words = dict.fromkeys(WORD.findall(text.lower()))
     return [w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOPWORDS]
+
+
+def name_words(query: str) -> list[str]:
+    """The words that may name the question's document: its title's (``title_words``), or, for a question without
+    a title, its capitalised words, filtered alike ("Glamis" in "Can Glamis terminate the agreement on notice?";
+    a capitalised common word, "Can", is held by too many documents to name any)."""
+    if names.split_title(query)[0]:
+        return title_words(query)
+    return _words_of(" ".join(w for w in re.findall(r"[^\W_][\w'’]*", query) if w[0].isupper()))
+
+
+def routes(naming: Naming, query: str) -> bool:
+    """Whether ``+docs<N>`` under ``+names`` routes this question: unless it has no title and names no document
+    (a question about the whole corpus, "Which agreements can be terminated for convenience?", is searched
+    across it; routing it would give the k hits of one document the words happen to favour). A title that
+    names no document still routes: a title says the question is about one document (LegalBench-RAG's form)."""
+    return bool(naming.documents) or bool(names.split_title(query)[0])
 
 
 def lexical_query(query: str, named: frozenset[str]) -> str:

@@ -20,7 +20,8 @@ Options change either what is embedded (and so get their own index) or only how 
   are rewritten into the words the corpus uses ("BellRing Brands, Inc", "Glu Mobile Inc") before searching;
   with ``+docs<N>``, the documents the title names (the title quoted whole, else its squashed names, else its
   words few documents hold: "Munt" in "Consider Munt's Non-Disclosure Agreement") are ranked first; where it
-  names none, the document ranking's BM25 reads the title alone.
+  names none, the document ranking's BM25 reads the title alone. A question without a title that names no
+  document (by a company name or a capitalised rare word) is not routed: every document is searched.
 - ``+inner``: with ``+docs<N>``, the chunks inside the chosen documents are ranked by the question without its
   "Consider the <title>;": the title chose the documents, and inside them it only pulls toward the chunks that
   name the parties.
@@ -60,7 +61,8 @@ SEARCH_OPTIONS: dict[str, tuple[str, str]] = {
     "rerank": ("rerank[N]: rerank the top N (default 50) with SAC_RERANKER (sac.retrieval.rerank)", "int?"),
     "names": ("names: write squashed and camel-case company names in the question as the corpus's own words "
               "(sac.retrieval.names); with docs<N>, the documents the title names come first (a title naming none: the "
-              "document BM25 reads the title alone)", ""),
+              "document BM25 reads the title alone; a question without a title naming none: not routed, every "
+              "document searched)", ""),
     "inner": ("inner: with docs<N>, the chunks inside the chosen documents are ranked by the question without its "
               "\"Consider the <title>;\" (the title chose the documents; inside them it only pulls toward the chunks "
               "that name the parties)", ""),

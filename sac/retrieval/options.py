@@ -141,10 +141,13 @@ def search(
     for i, query in enumerate(queries):
         vector = np.asarray(vectors[i], dtype=np.float32)
         allowed = None
+        routed = None
         if n_docs is not None:
             assert lexicons is not None
             routed, _ = _route(index, lexicons, summaries, named_queries[i] if named_queries else None, query, vector,
                                n_docs, doc_weight)
+        if routed is not None:
+            assert lexicons is not None
             allowed = lexicons["chunks"].rows(routed.documents)
             if inner_queries[i] != query:  # +inner: rank inside by the question proper, not the routing's cosines
                 vector, query = np.asarray(inner_vectors[i], dtype=np.float32), inner_queries[i]
@@ -156,8 +159,7 @@ def search(
         elif weight is not None:
             dense_ids = index.nearest(vector, pool)  # ids and cosines: texts are read for the fused top k only
         else:
-            assert dense_all is not None
-            hits = dense_all[i][:first_k]
+            hits = (dense_all[i] if dense_all is not None else index.search(vector[None, :], pool)[0])[:first_k]
         if weight is not None:
             assert lexicons is not None
             hits = hybrid.hybrid_hits(index, lexicons["chunks"], query, vector, dense_ids, weight, first_k,
@@ -192,10 +194,13 @@ def _question_vectors(wb: Any, queries: Sequence[str], vectors: np.ndarray) -> t
 def _route(
     index: Any, lexicons: dict[str, lexical.LexicalIndex], summaries: Any, asked: str | None, query: str,
     vector: np.ndarray, n_docs: int, weight: float,
-) -> tuple[docfirst.Routed, docfirst.Naming | None]:
-    """``+docs<N>`` for one question: the documents chosen, and under ``+names`` (``asked``: the question as
-    asked) what its title named."""
+) -> tuple[docfirst.Routed | None, docfirst.Naming | None]:
+    """``+docs<N>`` for one question: the documents chosen (None: under ``+names`` a question without a title that
+    names no document is searched across the corpus, ``docfirst.routes``), and under ``+names`` (``asked``: the
+    question as asked) what it named."""
     naming = docfirst.naming(lexicons["documents"], asked) if asked is not None else None
+    if naming is not None and asked is not None and not docfirst.routes(naming, asked):
+        return None, naming
     named = naming.documents if naming else frozenset[str]()
     lexical_query = docfirst.lexical_query(query, named) if naming else query
     routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=weight, named=named)
@@ -235,5 +240,5 @@ def explain(wb: Any, corpus: str, method: Method, query: str) -> Routing | None:
     routed, naming = _route(index, lexicons, summaries, query if "names" in opts else None, searched,
                             np.asarray(vectors[0], dtype=np.float32), int(opts["docs"]),
                             float(opts.get("docw") or docfirst.DENSE_SHARE))
-    return Routing(searched, naming, tuple(routed.documents), file_names,
-                   question_proper(searched) if "inner" in opts else "", dense_share)
+    return Routing(searched, naming, tuple(routed.documents) if routed else (), file_names,
+                   question_proper(searched) if "inner" in opts and routed else "", dense_share)
