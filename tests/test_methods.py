@@ -464,7 +464,8 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     documents quoting it; words most contracts share name none. A question without a title names documents by
     its capitalised rare words; its lower-case words, what it asks, name none. Measured on the 34 demo contracts
     (the lexical index built from their texts); in the 5 demo NDAs alone no title word counts as rare
-    (RARE_SHARE), so only a quoted heading names one there."""
+    (RARE_SHARE), so only a quoted heading names one there, while a question without a title, not routed unless it
+    names a document, is named by a capitalised word one NDA holds."""
     from sac.index.lexical import lexical_indexes
     from sac.retrieval.docfirst import named_documents, title_words
 
@@ -491,6 +492,9 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
                            strategy="generic")["documents"]
     assert len(five) == 5 and named_documents(five, question) == frozenset()
     assert named_documents(five, heading) == {velco}
+    # A question without a title is routed only when it names a document: here a word one NDA holds names it.
+    assert named_documents(five, "What does VELCO's NDA say about the term?") == {velco}
+    assert named_documents(five, "What does the Agreement say about Confidential Information?") == frozenset()
 
 
 def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, demo_datasets, demo_pool):

@@ -230,7 +230,8 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
     that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
     way, none as asked). A question without a title names documents by its squashed names and by its capitalised
-    rare words (``name_words``: "Does Glamis ...?"); lower-case words of a question are what it asks, not whom.
+    rare words (``name_words``: "Does Glamis ...?"), in a corpus under 10 documents a word one document holds
+    (it is not routed otherwise, ``routes``); lower-case words of a question are what it asks, not whom.
     The texts and words are the lexical ``documents`` index's; a squashed key is looked up
     through ``sac.index.substrings``, which reads only the texts that can hold it."""
     title = names.split_title(query)[0]
@@ -245,6 +246,8 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     votes: Counter[str] = Counter()
     voters: dict[str, list[str]] = {}
     rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
+    if not title and len(documents):  # a question not routed unless it names a document: one document's word does
+        rare = max(rare, 1)
     for word in [] if rare < 1 else name_words(query):
         holders = documents.ids_with(word)
         if 0 < len(holders) <= rare:
