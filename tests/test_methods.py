@@ -467,7 +467,7 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     (RARE_SHARE), so only a quoted heading names one there, while a question without a title, not routed unless it
     names a document, is named by a capitalised word one NDA holds."""
     from sac.index.lexical import lexical_indexes
-    from sac.retrieval.docfirst import named_documents, title_words
+    from sac.retrieval.docfirst import name_words, named_documents, title_words
 
     pool = demo_pool
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
@@ -482,6 +482,9 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == {inventor}
     assert named_documents(pool, "Consider the Non-Disclosure Agreement; Who may receive it?") == frozenset()  # 6 hold it
     assert named_documents(pool, "What does VELCO's NDA say about the term?") == {velco}  # no title
+    # a sentence's first word counts only with capitals inside it or a possessive
+    assert name_words("Summarize what VELCO's NDA says. Highlight the Term; Glamis may end it.") == ["velco", "nda", "term"]
+    assert name_words("VELCO's NDA: is GluMobile a party?") == ["velco", "nda", "glumobile"]
     assert named_documents(pool, "what does velco's nda say about the term?") == frozenset()
     assert named_documents(pool, "What does the Agreement say about Confidential Information?") == frozenset()  # common
     flotek = next(d.doc_id for d in demo_datasets["cuad"].documents if "FLOTEK" in d.doc_id.upper())

@@ -362,6 +362,10 @@ def _previous_rows(documents: LexicalIndex, key: str, read: Callable[[Path, int]
     return {k: data[row] for k, row in where.items()}
 
 
+_QUESTION_WORD = re.compile(r"[^\W_][\w'’]*")
+_SENTENCE_START = re.compile(r"(?:^|[.?!;:])\s*$")  # searched up to a word: nothing but a sentence's end before it
+
+
 def title_words(query: str) -> list[str]:
     """The words of a "Consider <title>; <question>" title that could name a document, as the lexical index
     writes single words (no word pairs: "CEII and NDA" gives no "ceiinda"): 3+ characters with a letter, no
@@ -380,10 +384,22 @@ def _words_of(text: str) -> list[str]:
 def name_words(query: str) -> list[str]:
     """The words that may name the question's document: its title's (``title_words``), or, for a question without
     a title, its capitalised words, filtered alike ("Glamis" in "Can Glamis terminate the agreement on notice?";
-    a capitalised common word, "Can", is held by too many documents to name any)."""
+    a capitalised common word, "Can", is held by too many documents to name any). A sentence's first word is
+    capitalised anyway, so it counts only when it looks like a name by more than that: capitals inside it or a
+    possessive ("VELCO", "GluMobile", "Glamis's"); "Summarize ..." and "Highlight ..." ask, they do not name (each
+    is held by one to three contracts of the dev pools)."""
     if names.split_title(query)[0]:
         return title_words(query)
-    return _words_of(" ".join(w for w in re.findall(r"[^\W_][\w'’]*", query) if w[0].isupper()))
+    kept = []
+    for m in _QUESTION_WORD.finditer(query):
+        word = m.group(0)
+        if not word[0].isupper():
+            continue
+        if _SENTENCE_START.search(query, 0, m.start()) and not (
+                any(c.isupper() for c in word[1:]) or re.search(r"['’]s?$", word)):
+            continue
+        kept.append(word)
+    return _words_of(" ".join(kept))
 
 
 def routes(naming: Naming, query: str) -> bool:
