@@ -659,7 +659,8 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
 
 def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built, nli):
     """``+hybrid0.75`` with ``+inner``: the same document and chunks as ranking by the embedding alone (at k = 64
-    every chunk of a demo NDA is a hit), ordered by the fused dense and BM25 score, which moves most orders."""
+    every chunk of a demo NDA is a hit), ordered by the fused dense and BM25 score, which moves most orders. A
+    question without a title that names no NDA is searched across all five, as ``sac-generic+hybrid0.75`` does."""
     inner, recommended = parse_methods(f"sac-generic+docs1+inner+names,{RECOMMENDED}")
     assert recommended.search_options["hybrid"] == "0.75" and "inner" in recommended.search_options
     questions = [q.text for q in nli.queries[::5]]
@@ -672,6 +673,13 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
         assert scores == sorted(scores, reverse=True) and 0.0 <= scores[-1] <= scores[0] <= 1.0
         reordered += ids != [h.chunk.chunk_id for h in dense]
     assert reordered >= len(questions) // 2
+
+    untitled = "Which agreement lets the Receiving Party retain copies?"
+    hybrid = parse_method("sac-generic+hybrid0.75")
+    across = built.search(CORPUS, [recommended, hybrid], [untitled], 8)
+    assert [(h.chunk.chunk_id, h.score) for h in across[recommended.name][0]] == [
+        (h.chunk.chunk_id, h.score) for h in across[hybrid.name][0]]
+    assert len({h.span.doc_id for h in across[recommended.name][0]}) > 1
 
 
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
