@@ -363,7 +363,6 @@ def _previous_rows(documents: LexicalIndex, key: str, read: Callable[[Path, int]
 
 
 _QUESTION_WORD = re.compile(r"[^\W_][\w'’]*")
-_SENTENCE_START = re.compile(r"(?:^|[.?!;:])\s*$")  # searched up to a word: nothing but a sentence's end before it
 
 
 def title_words(query: str) -> list[str]:
@@ -395,8 +394,8 @@ def name_words(query: str) -> list[str]:
         word = m.group(0)
         if not word[0].isupper():
             continue
-        if _SENTENCE_START.search(query, 0, m.start()) and not (
-                any(c.isupper() for c in word[1:]) or re.search(r"['’]s?$", word)):
+        starts_sentence = query[:m.start()].rstrip()[-1:] in ("", ".", "?", "!", ";", ":")
+        if starts_sentence and not (any(c.isupper() for c in word[1:]) or re.search(r"['’]s?$", word)):
             continue
         kept.append(word)
     return _words_of(" ".join(kept))

@@ -76,8 +76,9 @@ def name_vocabulary(documents: lexical.LexicalIndex) -> names.NameVocabulary:
 
 def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
     """Make and keep what the first ``+names`` question of a new index generation would otherwise wait for (the
-    vocabulary, the squashed texts and their signatures, the initials; all but the vocabulary made only for the
-    documents the generation before lacked): ``Workbench.build`` and a removal call it after the lexical refresh."""
+    vocabulary, the squashed texts and their signatures, the initials; made only for the documents, or the
+    vocabulary only for the texts, the generation before lacked): ``Workbench.build`` and a removal call it after
+    the lexical refresh."""
     name_vocabulary(lexicons["documents"])
     docfirst.squashed_texts(lexicons["documents"])
     docfirst.initials_texts(lexicons["documents"])
@@ -198,9 +199,11 @@ def _route(
     """``+docs<N>`` for one question: the documents chosen (None: under ``+names`` a question without a title that
     names no document is searched across the corpus, ``docfirst.routes``), and under ``+names`` (``asked``: the
     question as asked) what it named."""
-    naming = docfirst.naming(lexicons["documents"], asked) if asked is not None else None
-    if naming is not None and asked is not None and not docfirst.routes(naming, asked):
-        return None, naming
+    naming = None
+    if asked is not None:
+        naming = docfirst.naming(lexicons["documents"], asked)
+        if not docfirst.routes(naming, asked):
+            return None, naming
     named = naming.documents if naming else frozenset[str]()
     lexical_query = docfirst.lexical_query(query, named) if naming else query
     routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=weight, named=named)
