@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from sac.evaluation.metrics import aggregate, document_retrieval_mismatch, score_query, wrong_document_flags
-from sac.retrieval.docfirst import MAX_NAMED_DOCS
 from sac.retrieval.names import split_title
 from sac.retrieval.options import Routing
 from sac.types import Hit, Query, Span, document_title
+from sac.wording import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,21 +156,22 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
             "title": f"{text} quotes the whole title",
             "name": f"{text} writes the company name “{naming.key}” (letters and digits compared)",
             "words": f"{text} holds the {'title' if split_title(query)[0] else 'question'}'s rare word(s) {naming.key} "
-                     f"(at most {MAX_NAMED_DOCS} documents do)",
+                     f"(at most {counted(naming.rare, 'document')} {'does' if naming.rare == 1 else 'do'})",
             "initials": f"{text} writes out what the title's “{naming.key}” stands for: “{naming.spelled}” (no "
                         "document writes the word itself)",
         }.get(naming.how, "")
+        few = (f"more than {counted(naming.rare, 'document')} {'shares' if naming.rare == 1 else 'share'} it" if naming.rare else
+               "in a corpus under 10 documents no word counts as rare")
         if not named and not split_title(query)[0]:
             where = "file name or text" if routing.file_names else "text"
             notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, and no "
-                                    f"company name or capitalised rare word of it is in a document's {where}, so "
-                                    "every document was searched."))
+                                    f"company name or capitalised rare word of it is in a document's {where} ({few}), "
+                                    "so every document was searched."))
         elif not named:
             where = "file names or text" if routing.file_names else "text"
             notes.append(("Named:", "no document: no quoted heading, company name, rare word or spelled-out initials "
-                                    f"of the title is in this corpus's {where} (or more than {MAX_NAMED_DOCS} documents "
-                                    "share it), so documents were ranked by summary, best chunk and the title's BM25, "
-                                    "and a look-alike can win."))
+                                    f"of the title is in this corpus's {where} ({few}), so documents were ranked by "
+                                    "summary, best chunk and the title's BM25, and a look-alike can win."))
         else:
             chose = "; the whole question chose between them" if len(named) > 1 else ""
             notes.append(("Named:", f"{listed}: {why}{chose}."))

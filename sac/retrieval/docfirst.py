@@ -210,6 +210,7 @@ class Naming:
     # there is no title)
     key: str = ""  # the squashed title or name, the rare words (", "-joined), or the all-caps word ("ATI")
     spelled: str = ""  # "initials": what the word stands for in the first named document ("AMPHENOL Tuchel Industrial")
+    rare: int = field(default=MAX_NAMED_DOCS, compare=False)  # a word held by at most this many documents is rare here
 
 
 def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
@@ -220,20 +221,22 @@ def named_documents(documents: LexicalIndex, query: str) -> frozenset[str]:
 def naming(documents: LexicalIndex, query: str) -> Naming:
     """The documents the question's title names and how (``named_documents``).
 
-    First the whole title, squashed, when it has two words or more: the documents whose squashed text quotes
-    it (a heading the text gives, "Non-Disclosure Agreement for Project Proposals", where no word is rare).
-    Then the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the
-    title's rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of
-    the corpus, so none under 10 documents, where a word one contract happens to use says little): the
-    documents holding the most of them. Else an all-caps word of the title that no document writes, read as
-    initials (``by_initials``). The title is read as asked, not as ``+names`` rewrote it: the pieces
-    of a squashed name its contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies")
-    that other contracts hold (on CUAD dev, file-name titles: 64 questions named only wrong documents that
-    way, none as asked). A question without a title names documents by its squashed names and by its capitalised
-    rare words (``name_words``: "Does Glamis ...?"), in a corpus under 10 documents a word one document holds
-    (it is not routed otherwise, ``routes``); lower-case words of a question are what it asks, not whom.
-    The texts and words are the lexical ``documents`` index's; a squashed key is looked up
-    through ``sac.index.substrings``, which reads only the texts that can hold it."""
+    First the whole title, squashed, when it has two words or more: the documents whose squashed text quotes it
+    (a heading the text gives, "Non-Disclosure Agreement for Project Proposals", where no word is rare). Then
+    the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the title's
+    rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of the corpus, so
+    none under 10 documents, with a title or without, where a word one contract happens to use says little: of
+    the 5 demo NDAs only VELCO's writes "NDA", so "Which NDA lets the Receiving Party keep copies?" would name
+    it, and "the Mutual NDA of <a name its text never writes>" too; bench/README.md, "A handful of contracts",
+    measures the alternative): the documents holding the most of them. Else an all-caps word of the title that
+    no document writes, read as initials (``by_initials``). The title is read as asked, not as ``+names``
+    rewrote it: the pieces of a squashed name its contract never writes are plain words
+    ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies") that other contracts hold (on CUAD dev, file-name titles: 64
+    questions named only wrong documents that way, none as asked). A question without a title names documents by
+    its squashed names and by its capitalised rare words (``name_words``: "Does Glamis ...?"; it is not routed
+    otherwise, ``routes``); lower-case words of a question are what it asks, not whom. The texts and words are
+    the lexical ``documents`` index's; a squashed key is looked up through ``sac.index.substrings``, which reads
+    only the texts that can hold it."""
     title = names.split_title(query)[0]
     whole = [names.squash(title)] if len(title.split()) > 1 else []
     keys = whole + names.squashed_names(query)
@@ -246,8 +249,6 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     votes: Counter[str] = Counter()
     voters: dict[str, list[str]] = {}
     rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
-    if not title and len(documents):  # a question not routed unless it names a document: one document's word does
-        rare = max(rare, 1)
     for word in [] if rare < 1 else name_words(query):
         holders = documents.ids_with(word)
         if 0 < len(holders) <= rare:
@@ -258,7 +259,7 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
         most = max(votes.values())
         named = frozenset(d for d, n in votes.items() if n == most)
         if len(named) <= MAX_NAMED_DOCS:
-            return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])))
+            return Naming(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])), rare=rare)
     return by_initials(documents, query, rare)
 
 
@@ -274,8 +275,8 @@ def by_initials(documents: LexicalIndex, query: str, rare: int) -> Naming:
         rows = [i for i, text in enumerate(initials_texts(documents)) if key in text]
         if 0 < len(rows) <= rare:
             spelled = names.spelled_out(acronym, documents.document_texts()[rows[0]]) or ""
-            return Naming(frozenset(documents.ids[i] for i in rows), "initials", acronym, spelled)
-    return Naming(frozenset(), "")
+            return Naming(frozenset(documents.ids[i] for i in rows), "initials", acronym, spelled, rare)
+    return Naming(frozenset(), "", rare=rare)
 
 
 _SQUASH_VERSION = code_version(names, substrings, sys.modules[__name__])  # what squashes, signs and writes them
