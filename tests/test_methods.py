@@ -682,6 +682,22 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
         (h.chunk.chunk_id, h.score) for h in across[hybrid.name][0]]
     assert len({h.span.doc_id for h in across[recommended.name][0]}) > 1
 
+    # A question without a title is searched inside every document it names; a title's question inside one.
+    from sac.evaluation.compare import routing_notes
+    from sac.retrieval.options import explain
+
+    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
+    ceii = next(d.doc_id for d in nli.documents if d.doc_id.endswith("ceii-and-nda.txt"))
+    asked = "Who may receive CriticalEnergyInfrastructureInformation?"  # squashed: both NDAs write it out
+    titled = "Consider the NDA on CriticalEnergyInfrastructureInformation; Who may receive it?"
+    both, one = (explain(built, CORPUS, recommended, q) for q in (asked, titled))
+    assert both.naming.documents == one.naming.documents == {velco, ceii} and both.naming.how == "name"
+    assert set(both.documents) == {velco, ceii} and len(one.documents) == 1
+    hits = built.search(CORPUS, [recommended], [asked], 8)[recommended.name][0]
+    assert {h.span.doc_id for h in hits} <= {velco, ceii} and len(hits) == 8
+    assert dict(routing_notes(both, asked))["Named:"].endswith("; a question without a title is searched inside each.")
+    assert dict(routing_notes(one, titled))["Named:"].endswith("; the whole question chose between them.")
+
 
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""

@@ -173,7 +173,8 @@ def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozen
                                     f"of the title is in this corpus's {where} ({few}), so documents were ranked by "
                                     "summary, best chunk and the title's BM25, and a look-alike can win."))
         else:
-            chose = "; the whole question chose between them" if len(named) > 1 else ""
+            chose = ("" if len(named) < 2 else "; the whole question chose between them" if split_title(query)[0]
+                     else "; a question without a title is searched inside each")
             notes.append(("Named:", f"{listed}: {why}{chose}."))
     if routing.documents:
         inside = "; ".join(document_title(d) for d in routing.documents)

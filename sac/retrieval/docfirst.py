@@ -28,7 +28,7 @@ A document's score, per query:
   question tells them apart. Chosen on dev; on test it moved CUAD first-page titles a little and nothing else
   beyond noise (bench/README.md, "names v4"). A question without a title (no benchmark question) names documents
   by its squashed names and capitalised rare words; when it names none it is about the corpus, not one document,
-  and is not routed (``routes``).
+  and is not routed (``routes``), and when it names several it is searched inside each (``routed_count``).
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -408,6 +408,15 @@ def routes(naming: Naming, query: str) -> bool:
     across it; routing it would give the k hits of one document the words happen to favour). A title that
     names no document still routes: a title says the question is about one document (LegalBench-RAG's form)."""
     return bool(naming.documents) or bool(names.split_title(query)[0])
+
+
+def routed_count(naming: Naming, query: str, n_docs: int) -> int:
+    """How many documents ``+docs<N>`` searches inside under ``+names``: N, or every document a question without a
+    title names where it names more. A title says the question is about one document, and the whole question chooses
+    among the documents the title names (two NDAs of one company); a question without one is about every document
+    it names: "Does the Sponsor have exclusive rights?" names the two sponsorship agreements of the 29 demo
+    contracts, and routing it to one would hide the other."""
+    return n_docs if names.split_title(query)[0] else max(n_docs, len(naming.documents))
 
 
 def lexical_query(query: str, named: frozenset[str]) -> str:
