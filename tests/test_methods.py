@@ -464,7 +464,8 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     documents quoting it; words most contracts share name none. A question without a title names documents by
     its capitalised rare words; its lower-case words, what it asks, name none. Measured on the 34 demo contracts
     (the lexical index built from their texts); in the 5 demo NDAs alone no word counts as rare (RARE_SHARE), with
-    a title or without, so only a quoted heading names one there: of the five, only VELCO's writes "NDA"."""
+    a title or without, so only a quoted heading or a squashed name names one there: of the five, only VELCO's writes
+    "NDA"."""
     from sac.index.lexical import lexical_indexes
     from sac.retrieval.docfirst import name_words, named_documents, title_words
 
