@@ -28,7 +28,7 @@ A document's score, per query:
   question tells them apart. Chosen on dev; on test it moved CUAD first-page titles a little and nothing else
   beyond noise (bench/README.md, "names v4"). A question without a title (no benchmark question) names documents
   by its squashed names and capitalised rare words; when it names none it is about the corpus, not one document,
-  and is not routed (``routes``), and when it names several it is searched inside each (``routed_count``).
+  and is not routed, and when it names several it is searched inside each (``routed_count``).
 
 Nothing reads every chunk vector: the best chunk cosines come from the ``ROUTE_CHUNKS`` chunks nearest the
 question (Chroma's HNSW), the summary cosines from the document collection (sac.index.documents), the BM25 from
@@ -234,7 +234,7 @@ def naming(documents: LexicalIndex, query: str) -> Naming:
     ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies") that other contracts hold (on CUAD dev, file-name titles: 64
     questions named only wrong documents that way, none as asked). A question without a title names documents by
     its squashed names and by its capitalised rare words (``name_words``: "Does Glamis ...?"; it is not routed
-    otherwise, ``routes``); lower-case words of a question are what it asks, not whom. The texts and words are
+    otherwise, ``routed_count``); lower-case words of a question are what it asks, not whom. The texts and words are
     the lexical ``documents`` index's; a squashed key is looked up through ``sac.index.substrings``, which reads
     only the texts that can hold it."""
     title = names.split_title(query)[0]
@@ -402,21 +402,17 @@ def name_words(query: str) -> list[str]:
     return _words_of(" ".join(kept))
 
 
-def routes(naming: Naming, query: str) -> bool:
-    """Whether ``+docs<N>`` under ``+names`` routes this question: unless it has no title and names no document
-    (a question about the whole corpus, "Which agreements can be terminated for convenience?", is searched
-    across it; routing it would give the k hits of one document the words happen to favour). A title that
-    names no document still routes: a title says the question is about one document (LegalBench-RAG's form)."""
-    return bool(naming.documents) or bool(names.split_title(query)[0])
-
-
 def routed_count(naming: Naming, query: str, n_docs: int) -> int:
-    """How many documents ``+docs<N>`` searches inside under ``+names``: N, or every document a question without a
-    title names where it names more. A title says the question is about one document, and the whole question chooses
-    among the documents the title names (two NDAs of one company); a question without one is about every document
-    it names: "Does the Sponsor have exclusive rights?" names the two sponsorship agreements of the 29 demo
-    contracts, and routing it to one would hide the other."""
-    return n_docs if names.split_title(query)[0] else max(n_docs, len(naming.documents))
+    """How many documents ``+docs<N>`` searches inside under ``+names``; 0: the question is not routed.
+
+    A title says the question is about one document: N, even where the title names none (LegalBench-RAG's form),
+    and the whole question chooses among the documents it names (two NDAs of one company). A question without a
+    title is about every document it names, so it is searched inside each where it names more than N ("Does the
+    Sponsor have exclusive rights?" names the two sponsorship agreements of the 29 demo contracts, and routing it
+    to one would hide the other); one that names none is about the whole corpus ("Which agreements can be
+    terminated for convenience?") and is searched across it, since routing it would give the k hits of one
+    document the words happen to favour."""
+    return n_docs if names.split_title(query)[0] else max(n_docs, len(naming.documents)) if naming.documents else 0
 
 
 def lexical_query(query: str, named: frozenset[str]) -> str:

@@ -197,15 +197,15 @@ def _route(
     vector: np.ndarray, n_docs: int, weight: float,
 ) -> tuple[docfirst.Routed | None, docfirst.Naming | None]:
     """``+docs<N>`` for one question: the documents chosen (None: under ``+names`` a question without a title that
-    names no document is searched across the corpus, ``docfirst.routes``), and under ``+names`` (``asked``: the
-    question as asked) what it named. A question without a title is searched inside every document it names, N
-    or more (``docfirst.routed_count``)."""
+    names no document is searched across the corpus), and under ``+names`` (``asked``: the question as asked)
+    what it named; a question without a title is searched inside every document it names, N or more
+    (``docfirst.routed_count``)."""
     naming = None
     if asked is not None:
         naming = docfirst.naming(lexicons["documents"], asked)
-        if not docfirst.routes(naming, asked):
-            return None, naming
         n_docs = docfirst.routed_count(naming, asked, n_docs)
+        if not n_docs:
+            return None, naming
     named = naming.documents if naming else frozenset[str]()
     lexical_query = docfirst.lexical_query(query, named) if naming else query
     routed = docfirst.route(index, lexicons, summaries, lexical_query, vector, n_docs, weight=weight, named=named)
