@@ -28,11 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sac.config import SacConfig  # noqa: E402
-from sac.evaluation.runs import corpus_name  # noqa: E402
 from sac.ingest.benchmark import load_benchmark  # noqa: E402
-from sac.ingest.catalog import DEMO_DIR, DEMO_NAME  # noqa: E402
-from sac.retrieval.methods import BASE_METHODS, parse_methods  # noqa: E402
-from sac.workbench import Workbench  # noqa: E402
+from sac.ingest.catalog import (  # noqa: E402
+    DEMO_DIR,
+    DEMO_NAME,
+    corpus_name,  # noqa: E402
+)
+from sac.methods import BASE_METHODS, parse_methods  # noqa: E402
+from sac.usecases.workbench import Workbench  # noqa: E402
 
 
 def _figures(name: str, seconds: list[float]) -> str:

@@ -34,13 +34,13 @@ import selection
 from common import log, machine, write_results
 
 from sac.config import SacConfig
-from sac.evaluation.runs import corpus_name
 from sac.evaluation.uncertainty import compare_to_reference
 from sac.index import documents as document_index
 from sac.index import lexical
-from sac.retrieval import docfirst, names, options
-from sac.retrieval.methods import RECOMMENDED, parse_method
-from sac.workbench import Workbench
+from sac.ingest.catalog import corpus_name
+from sac.methods import RECOMMENDED, parse_method
+from sac.retrieval import document_ranking, names, pipeline, targets
+from sac.usecases.workbench import Workbench
 
 CANDIDATES = 10
 LAMBDAS = (0.25, 0.5, 1.0, 2.0)
@@ -55,25 +55,25 @@ def route_questions(wb: Workbench, ds: Any, tags: dict[str, list[str]]) -> list[
     index = wb.index(corpus_name("full", ds), method)
     lex = lexical.for_method(index, wb.summary_store, method)
     summaries = document_index.document_index(index, wb.summary_store, strategy=method.strategy, embedder=wb.embedder)
-    vocabulary = options.name_vocabulary(lex["documents"])
+    vocabulary = targets.name_vocabulary(lex["documents"])
     asked = [q.text for q in ds.queries]
     searched = [names.rewrite_query(q, vocabulary) for q in asked]
     vectors = wb.embed_queries(searched)
-    proper = [options.question_proper(q) or q for q in searched]
+    proper = [pipeline.question_proper(q) or q for q in searched]
     clause_vectors = wb.embed_queries(proper)
     out = []
     for i, q in enumerate(ds.queries):
-        naming = docfirst.naming(lex["documents"], asked[i])
-        query = docfirst.lexical_query(searched[i], naming.documents)
-        routed = docfirst.route(index, lex, summaries, query, np.asarray(vectors[i], np.float32), CANDIDATES,
+        naming = targets.named_targets(lex["documents"], asked[i])
+        query = document_ranking.lexical_query(searched[i], naming.documents)
+        routed = document_ranking.rank_documents(index, lex, summaries, query, np.asarray(vectors[i], np.float32), CANDIDATES,
                                 named=naming.documents)
-        cosines = docfirst.chunk_cosines(index, lex["chunks"], routed.documents,
+        cosines = document_ranking.chunk_cosines(index, lex["chunks"], routed.documents,
                                          np.asarray(clause_vectors[i], np.float32))
         best = dict.fromkeys(routed.documents, -1.0)
         for cid, cos in cosines.items():
             d = lex["chunks"].doc_ids[lex["chunks"].row_of[cid]]
             best[d] = max(best[d], cos)
-        out.append({"query_id": q.query_id, "gold": sorted(q.gold_doc_ids), "named": naming.how != "",
+        out.append({"query_id": q.query_id, "gold": sorted(q.gold_doc_ids), "named": naming.evidence != "",
                     "identifiable": "identifiable" in tags[q.query_id], "candidates": routed.documents,
                     "fused": [routed.scores[d] for d in routed.documents],
                     "clause": [best[d] for d in routed.documents]})

@@ -86,7 +86,7 @@ def load_dataset(name: str = "cuad", pool: str | None = None, limit: int | None 
 
 
 def corpus_label(ds: Dataset) -> str:
-    from sac.evaluation.runs import corpus_name
+    from sac.ingest.catalog import corpus_name
 
     return corpus_name("demo", ds)
 
@@ -227,7 +227,7 @@ def command_line(script: str, argv: Sequence[str] | None = None) -> str:
     """How a run was asked for, as stored with its results: ``python bench/<script> <args>``, with every method alias
     resolved ("recommended" -> the method it names now), so the stored command reruns the same methods after the
     alias has moved on."""
-    from sac.retrieval.methods import ALIASES
+    from sac.methods import ALIASES
 
     def resolved(value: str) -> str:
         return ",".join(ALIASES.get(part.strip(), part) for part in value.split(","))

@@ -2,7 +2,7 @@
 
 Drives the real pages in this process (Streamlit's AppTest, the packaged model, an embedded Chroma store in a
 fresh temporary workspace) exactly as the README's first visit does:
-1. Home: choose the datasets and click **Load the demo corpus**. The build runs in the background (``sac.jobs``):
+1. Home: choose the datasets and click **Load the demo corpus**. The build runs in the background (``sac.usecases.jobs``):
    the three paper methods of each dataset first, then the two built from the shipped LLM summary sets
    (unless ``--no-llm``).
 2. Compare, as soon as ContractNLI's baseline, sac-generic and sac-expert indexes are complete: the first
@@ -40,7 +40,7 @@ from common import RESULTS, write_json  # noqa: E402
 from sac.config import SacConfig  # noqa: E402
 from sac.index.client import make_client  # noqa: E402
 from sac.index.store import list_indexes  # noqa: E402
-from sac.jobs import board  # noqa: E402
+from sac.usecases.jobs import board  # noqa: E402
 
 PAPER = {"baseline", "sac-generic", "sac-expert"}
 

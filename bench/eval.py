@@ -1,4 +1,4 @@
-"""Wall time of a full evaluation: every query, three methods, seven k (``sac.evaluation.runs.evaluate``).
+"""Wall time of a full evaluation: every query, three methods, seven k (``sac.usecases.evaluate.evaluate``).
 
 Runs the evaluation twice in one process: the first builds whatever indexes the workspace lacks
 (resumable), the second finds them built and measures the evaluation alone. Each run is split into
@@ -21,9 +21,10 @@ import common
 from common import log, table
 
 from sac.config import DEFAULT_K_VALUES, SacConfig
-from sac.evaluation.runs import evaluate, summary_table
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.evaluation.runs import summary_table
+from sac.methods import parse_methods
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -8,8 +8,9 @@ prove it changed nothing.
 ``demo`` searches the bundled demo datasets (their benchmark questions and a few questions without a title, which
 take the other routing branches); ``full`` one sample of dev questions per dataset and title style of the
 full-size benchmarks (bench/selection.py's workspace, built if missing). Every line of the output is one
-(block, method, question) with its top-k hits as ``[chunk_id, score]``; tests/test_golden_hits.py searches
-again and compares.
+(block, method, question) with its top-k hits as ``[chunk_id, score]``, searched after the store is reopened (the
+graphs as they lie on disk, as any later process reads them); tests/test_golden_hits.py searches again and
+compares.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from common import DEMO, log, machine
 
 from sac.config import SacConfig
 from sac.ingest.benchmark import load_benchmark
-from sac.retrieval.methods import parse_method, suggested_methods
+from sac.methods import parse_method, suggested_methods
 from sac.summaries.sets import import_summary_sets
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 
 K = 64
 # Questions without a "Consider ...;" title: they take the routing branches no benchmark question takes (a name
@@ -80,6 +81,7 @@ def record(wb: Workbench, block: str, corpus: str, documents: Any, methods: list
     parsed = [parse_method(m) for m in methods]
     started = time.perf_counter()
     wb.build(corpus, documents, parsed)
+    wb.close_store()  # search the graphs as they lie on disk, as every later process does, not the ones in memory
     log(f"{block}: built in {time.perf_counter() - started:.0f} s; searching {len(questions)} questions "
         f"x {len(parsed)} methods")
     for method in parsed:
@@ -90,7 +92,7 @@ def record(wb: Workbench, block: str, corpus: str, documents: Any, methods: list
 
 
 def demo_blocks(args: argparse.Namespace, wb: Workbench) -> list[dict[str, Any]]:
-    from sac.evaluation.runs import corpus_name
+    from sac.ingest.catalog import corpus_name
 
     import_summary_sets(wb.summary_store, DEMO)
     out: list[dict[str, Any]] = []
@@ -108,7 +110,7 @@ def full_blocks(args: argparse.Namespace, wb: Workbench) -> list[dict[str, Any]]
     for dataset in args.datasets.split(","):
         for style, (ds, _tags) in selection.load_split(dataset, args.split).items():
             ds = selection.sample_questions(ds, args.max_questions)
-            from sac.evaluation.runs import corpus_name
+            from sac.ingest.catalog import corpus_name
 
             record(wb, f"full/{ds.name}/{style}", corpus_name("full", ds), list(ds.documents), FULL_METHODS,
                    [q.text for q in ds.queries], out)

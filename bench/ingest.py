@@ -34,9 +34,10 @@ from common import RssSampler, TimedEmbedder, log, median, table
 
 from sac.config import SacConfig
 from sac.embedding.models import make_embedder
-from sac.index.store import ADD_BATCH, embedding_text
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.index.records import embedding_text
+from sac.index.store import ADD_BATCH
+from sac.methods import parse_methods
+from sac.usecases.workbench import Workbench
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

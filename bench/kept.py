@@ -1,8 +1,8 @@
 """What ``+names`` derives from a corpus's texts: made, against read back from where the index keeps it.
 
 The first ``+names`` question of a process needs the corpus's name vocabulary, its squashed texts and their
-substring signatures, and its initials (sac.retrieval.options.name_vocabulary, sac.retrieval.docfirst.squashed_texts,
-sac.retrieval.docfirst.initials_texts). They are kept
+substring signatures, and its initials (sac.retrieval.targets.name_vocabulary, sac.retrieval.targets.squashed_texts,
+sac.retrieval.targets.initials_texts). They are kept
 beside the lexical generation (sac.index.derived); this script times making each one against reading it back, on
 every distinct CUAD v1 contract (no index needed: the texts stand in for a documents index's), ``--repeats``
 times alternating, and prints the medians and the kept sizes; then, once per repeat, making each in a new
@@ -25,7 +25,7 @@ from common import POOL_DIR, command_line, machine, median, table, write_results
 
 from sac.index import lexical
 from sac.index.lexical import LexicalIndex, Lexicon
-from sac.retrieval import docfirst, options
+from sac.retrieval import targets
 
 
 def documents_index(texts: list[str], folder: Path) -> LexicalIndex:
@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     made: dict[str, list[float]] = {"vocabulary": [], "squashed texts and signatures": [], "initials": []}
     read: dict[str, list[float]] = {k: [] for k in made}
     added: dict[str, list[float]] = {k: [] for k in made}
-    steps = {"vocabulary": options.name_vocabulary, "squashed texts and signatures": docfirst.squashed_texts,
-             "initials": docfirst.initials_texts}
+    steps = {"vocabulary": targets.name_vocabulary, "squashed texts and signatures": targets.squashed_texts,
+             "initials": targets.initials_texts}
     sizes: dict[str, int] = {}
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as tmp:

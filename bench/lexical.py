@@ -32,8 +32,8 @@ from common import DEMO, RESULTS, log, machine, percentile, table, write_json
 from sac.config import SacConfig
 from sac.index.lexical import Lexicon, embedded_texts, query_words, summary_of, tokenize
 from sac.ingest.benchmark import load_benchmark
-from sac.retrieval.methods import parse_method
-from sac.workbench import Workbench
+from sac.methods import parse_method
+from sac.usecases.workbench import Workbench
 
 
 def load() -> str:

@@ -34,12 +34,13 @@ from common import DEMO, RESULTS, log, machine, table, write_json
 
 from sac.chunking.merge import is_small
 from sac.config import DEFAULT_K_VALUES, SacConfig
-from sac.evaluation.runs import EvalResult, corpus_name, score_method
+from sac.evaluation.runs import EvalResult, score_method
 from sac.ingest.benchmark import load_benchmark
+from sac.ingest.catalog import corpus_name
 from sac.ingest.pools import load_pool
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.types import Dataset
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 
 NLI_POOL = common.NDA_POOL
 CUAD_POOL = common.POOL_DIR

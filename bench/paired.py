@@ -30,7 +30,7 @@ import selection
 from common import RESULTS, command_line, machine, write_results
 
 from sac.evaluation.uncertainty import bootstrap_intervals, paired_difference
-from sac.retrieval.methods import parse_method
+from sac.methods import parse_method
 
 SUBSETS = ("all", "identifiable", "unidentifiable")
 

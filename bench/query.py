@@ -25,8 +25,8 @@ import common
 from common import log, percentile, table
 
 from sac.config import SacConfig
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_methods
+from sac.usecases.workbench import Workbench
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

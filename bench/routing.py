@@ -34,8 +34,8 @@ import selection
 from common import RESULTS, WORKSPACES, log, machine, percentile, write_json
 
 from sac.config import SacConfig
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_methods
+from sac.usecases.workbench import Workbench
 
 
 def hwm_mb() -> float:
@@ -75,9 +75,9 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_method(args: argparse.Namespace, method_name: str) -> dict[str, Any]:
     if args.route_chunks:
-        from sac.retrieval import docfirst
+        from sac.retrieval import document_ranking
 
-        docfirst.ROUTE_CHUNKS = args.route_chunks
+        document_ranking.NEAREST_CHUNKS = args.route_chunks
     wb = Workbench(SacConfig(workspace=Path(args.workspace), embedder=args.embedder, chunking=args.chunking))
     asked = questions(args.dataset, args.split, args.questions)
     vectors = wb.embed_queries([t for _, t, _ in asked])
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunking", default="paper")
     p.add_argument("--methods", default="sac-generic,sac-generic+docs1,sac-generic+hybrid0.75,sac-generic+docs1+names")
     p.add_argument("--questions", type=int, default=120)
-    p.add_argument("--route-chunks", type=int, help="nearest chunks read to route a question (sac.retrieval.docfirst)")
+    p.add_argument("--route-chunks", type=int, help="nearest chunks read to route a question (sac.retrieval.document_ranking)")
     p.add_argument("--compare-to", help="an earlier result file of this script")
     p.add_argument("--out", default="routing")
     p.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one method in this process, print JSON

@@ -36,14 +36,14 @@ import pandas as pd
 from common import RESULTS, log, machine, write_json, write_results
 
 from sac.config import SacConfig
-from sac.evaluation.runs import evaluate
 from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import BUILDERS, TITLE_STYLES, contractnli_filename_title
 from sac.ingest.catalog import SOURCES_DIR
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.types import Dataset
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 
 FULL = common.WORKSPACES / "full"
 WORKSPACE = common.WORKSPACES / "selection"

@@ -36,7 +36,7 @@ from common import log, median
 
 from sac.config import SacConfig
 from sac.index.client import make_client
-from sac.index.shards import shard_of
+from sac.index.shard_book import shard_of
 from sac.index.store import Index, list_indexes
 from sac.workspace import Workspace
 

@@ -27,11 +27,11 @@ from typing import Any
 import common
 from common import log, machine, median, table, write_results
 
-import sac.workbench as workbench_module
+import sac.usecases.workbench as workbench_module
 from sac.config import SacConfig
 from sac.ingest.benchmark import load_benchmark
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_methods
+from sac.usecases.workbench import Workbench
 
 SIZES = ((1, "contractnli"), (5, "contractnli"), (29, "cuad"))
 MODES = ("every", "now")

@@ -59,8 +59,8 @@ def mixed_strategies(wb: Any, documents: list[Any], distractors: list[Any]) -> l
 
 
 def run(wb: Any, datasets: list[Any], methods: str, label: str) -> list[dict[str, Any]]:
-    from sac.evaluation.runs import evaluate
-    from sac.retrieval.methods import parse_methods
+    from sac.methods import parse_methods
+    from sac.usecases.evaluate import evaluate
 
     started = time.perf_counter()
     result = evaluate(wb, datasets, parse_methods(methods), benchmark="demo",
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from sac.ingest.pools import load_pool
     from sac.summaries.sets import import_summary_sets, load_summary_set
     from sac.types import Dataset
-    from sac.workbench import Workbench
+    from sac.usecases.workbench import Workbench
 
     wb = Workbench(SacConfig(workspace=Path(args.workspace), embedder=args.embedder))
     imported = import_summary_sets(wb.summary_store, DEMO)

@@ -4,7 +4,7 @@ A question the builder tags ``unidentifiable`` names nothing that its document's
 documents do ("the Sponsorship Agreement of GSVINC", where GSV Inc. never appears; "the Mutual Non-Disclosure
 Agreement"). All a text-only method can take from such a title is what is left once its names are gone: the
 document type. A title's **confirmable words** are its words as ``+names`` reads them
-(``sac.retrieval.docfirst.title_words``), less any with a digit, that its own document's text holds:
+(``sac.retrieval.targets.title_words``), less any with a digit, that its own document's text holds:
 "Sponsorship Agreement of GSVINC" -> {sponsorship, agreement}; a file-name code or a filer the text never writes
 drops out. The **look-alike floor** is the DRM@1 of a reader that gets every identifiable question right and,
 for an unidentifiable one, picks at random among the split's documents whose title has the same confirmable
@@ -34,7 +34,7 @@ from common import RESULTS, write_results
 
 from sac.index.lexical import WORD
 from sac.ingest.builders import TITLE_STYLES
-from sac.retrieval.docfirst import title_words
+from sac.retrieval.targets import title_words
 
 # The runs of the README's headline tables (bench/headline.py): the recommended method's rows are its runs'.
 RUNS = tuple(f"{name}.json" for name in headline.run_names())

@@ -1,5 +1,7 @@
+"""``python -m sac``: the ``sac`` command line (sac.cli.main)."""
+
 import sys
 
-from sac.cli import main
+from sac.cli.main import main
 
 sys.exit(main())

@@ -29,14 +29,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sac.workspace import file_lock, utc_now
+from sac.files import file_lock, utc_now
 
 AUDIT_FILE = "audit.jsonl"
 ACTIONS = ("upload", "build", "summary-edit", "llm", "export", "delete", "access-denied")
 GENESIS = "0" * 64
 _MAX_IDS = 50  # ids listed per entry; the count is always complete
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _local_actor() -> str:
@@ -61,6 +64,7 @@ def set_actor(actor: str | None) -> None:
 
 @contextmanager
 def acting_as(actor: str | None) -> Iterator[None]:
+    """Act as ``actor`` inside the ``with`` block, then as before."""
     token = _ACTOR.set(actor)
     try:
         yield
@@ -106,9 +110,10 @@ class AuditLog:
 
     @property
     def path(self) -> Path:
+        """``<workspace>/audit.jsonl``."""
         return Path(self.root) / AUDIT_FILE
 
-    def record(self, action: str, what: str, **details: Any) -> dict[str, Any]:
+    def record(self, action: str, what: str, **details: object) -> dict[str, Any]:
         """Append one event by ``current_actor()``; returns it. ``details`` must be JSON (counts, ids, URLs)."""
         if action not in ACTIONS:
             raise ValueError(f"Unknown audit action {action!r}; expected one of {ACTIONS}")
@@ -147,9 +152,9 @@ class AuditLog:
         return None
 
 
-def entries_frame(entries: Sequence[Mapping[str, Any]]) -> Any:
+def entries_frame(entries: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """A table of events, newest first: when, who, action, what, details (as compact JSON)."""
-    import pandas as pd
+    import pandas as pd  # heavy: loaded when the audit page first shows a table, so `import sac` stays quick
 
     rows = [{"when": e.get("at"), "who": e.get("who"), "action": e.get("action"), "what": e.get("what"),
              "details": json.dumps(e.get("details", {}), ensure_ascii=False, sort_keys=True)}
@@ -158,6 +163,7 @@ def entries_frame(entries: Sequence[Mapping[str, Any]]) -> Any:
 
 
 def entries_csv(entries: Sequence[Mapping[str, Any]]) -> str:
+    """``entries_frame`` as CSV text, for download."""
     buffer = io.StringIO()
     entries_frame(entries).to_csv(buffer, index=False)
     return buffer.getvalue()

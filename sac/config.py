@@ -15,6 +15,9 @@ from sac.errors import ConfigError
 # The default (merged) chunking: a piece with fewer non-space characters joins a neighbour (sac.chunking.merge).
 MIN_CHUNK_CHARS = 25
 
+# A value of one SacConfig field (an override of from_env; None leaves the field as the environment sets it).
+FieldValue = str | int | float | Path | None
+
 DEFAULT_K_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 
 # Where a local embedding model runs (sac.embedding.devices resolves "auto"); cuda:<n> picks one GPU of several.
@@ -30,10 +33,13 @@ def check_embed_device(device: str) -> str:
 
 @dataclass(frozen=True)
 class SacConfig:
+    """Every setting of the library, the app and the CLI; frozen, so variants are made with ``dataclasses.replace``."""
+
     workspace: Path = Path("workspace")  # corpora, summaries, indexes, runs, reviews
     chroma_url: str | None = None  # e.g. http://127.0.0.1:8000 -> chromadb.HttpClient
-    chroma_database: str | None = None  # the server's database (one per matter, sac.matters); None -> its default
-    access_file: Path | None = None  # identity -> matters (TOML, sac.matters); None: one workspace, no matters
+    chroma_database: str | None = None  # the server's database (one per matter, sac.usecases.matters); None -> its default
+    access_file: Path | None = None  # identity -> matters (TOML, sac.usecases.matters); None: one workspace, no matters
+    sources: Path | None = None  # CUAD and ContractNLI sources for full benchmarks; None: ../shared/data/sources
     chunk_size: int = 500  # characters
     chunk_overlap: int = 0
     chunking: str = "merged"  # "merged": tiny pieces join a neighbour (no blank hits); "paper": the paper's splitter exactly
@@ -90,7 +96,7 @@ class SacConfig:
             raise ConfigError(f"Expected max_file_mb > 0, got {self.max_file_mb}")
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> SacConfig:
+    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: FieldValue) -> SacConfig:
         """Build a config from ``SAC_*`` variables and ``OPENAI_API_KEY``; ``overrides`` win."""
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
@@ -119,7 +125,7 @@ class SacConfig:
         return out
 
 
-def _parse(name: str, type_name: Any, raw: str) -> Any:
+def _parse(name: str, type_name: object, raw: str) -> FieldValue:
     type_text = str(type_name)
     try:
         if type_text.startswith("int"):
@@ -128,6 +134,6 @@ def _parse(name: str, type_name: Any, raw: str) -> Any:
             return float(raw)
     except ValueError:
         raise ConfigError(f"SAC_{name.upper()} must be a number, got {raw!r}") from None
-    if type_text == "Path":
+    if type_text.startswith("Path"):
         return Path(raw)
     return raw

@@ -23,6 +23,8 @@ def format_duration(seconds: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class StageStatus:
+    """What a progress bar shows for one stage."""
+
     fraction: float  # 0..1, for the bar
     text: str  # "embedding and indexing baseline: 1,024 / 4,525 · 41 chunks/s · about 1 min 25 s left"
     finished: bool
@@ -37,6 +39,7 @@ class StageClock:
         self._started: dict[str, tuple[float, int]] = {}
 
     def update(self, stage: str, done: int, total: int) -> StageStatus:
+        """The status after ``done`` of ``total`` items of ``stage``, with the rate and time left once measurable."""
         now = self._clock()
         t0, d0 = self._started.setdefault(stage, (now, done))
         fraction = min(done / total, 1.0) if total else 1.0

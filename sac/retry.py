@@ -1,5 +1,7 @@
-"""When and how long to wait before retrying a request to an OpenAI-compatible server (the LLM summarizer and the
-embeddings client share these rules)."""
+"""When and how long to wait before retrying a request to an OpenAI-compatible server.
+
+The LLM summarizer and the embeddings client share these rules.
+"""
 
 from __future__ import annotations
 

@@ -94,9 +94,9 @@ def _memo_factory(memo: MemoEmbedder):
 def cli(monkeypatch, memo, capsys):
     """Run ``python -m sac ARGS`` in this process, its Workbench on the session's ``memo``;
     returns (code, stdout, stderr)."""
-    from sac.cli import main
+    from sac.cli.main import main
 
-    monkeypatch.setattr("sac.workbench.make_embedder", _memo_factory(memo))
+    monkeypatch.setattr("sac.usecases.workbench.make_embedder", _memo_factory(memo))
 
     def run(*args: str) -> tuple[int, str, str]:
         capsys.readouterr()
@@ -108,29 +108,29 @@ def cli(monkeypatch, memo, capsys):
 
 
 def _patch_app_embedder(mp: pytest.MonkeyPatch, memo: MemoEmbedder) -> None:
-    """The app's shared model (app_cache's ``st.cache_resource``) becomes ``memo`` until ``mp`` undoes it."""
-    import app_cache
+    """The app's shared model (webapp.settings' ``st.cache_resource``) becomes ``memo`` until ``mp`` undoes it."""
+    from webapp import settings
 
-    mp.setattr(app_cache, "make_embedder", _memo_factory(memo))
-    app_cache._load_embedder.clear()
+    mp.setattr(settings, "make_embedder", _memo_factory(memo))
+    settings._load_embedder.clear()
 
 
 @pytest.fixture
 def app_memo(memo):
     """Pages driven with AppTest in this process embed through the session's ``memo``."""
-    import app_cache
+    from webapp import settings
 
     mp = pytest.MonkeyPatch()
     _patch_app_embedder(mp, memo)
     yield memo
     mp.undo()
-    app_cache._load_embedder.clear()
+    settings._load_embedder.clear()
 
 
 def finish_build(at, timeout: float = 600):
-    """Wait for the background build an AppTest page started (sac.jobs) to end, then run the page again: what
+    """Wait for the background build an AppTest page started (sac.usecases.jobs) to end, then run the page again: what
     a user sees after the sidebar's progress bar finished."""
-    from sac.jobs import board
+    from sac.usecases.jobs import board
 
     assert board(os.environ["SAC_WORKSPACE"]).wait_idle(timeout), "the background build did not finish"
     return at.run()
@@ -159,7 +159,7 @@ def demo_workspace(tmp_path_factory, memo) -> Path:
     that writes works on its own ``shutil.copytree`` of it (the embedded Chroma store included)."""
     from streamlit.testing.v1 import AppTest
 
-    import app_cache
+    from webapp import settings
 
     path = tmp_path_factory.mktemp("demo") / "workspace"
     mp = pytest.MonkeyPatch()
@@ -177,7 +177,7 @@ def demo_workspace(tmp_path_factory, memo) -> Path:
         assert any("Demo: done in" in s.value for s in at.success)
     finally:
         mp.undo()
-        app_cache._load_embedder.clear()
+        settings._load_embedder.clear()
     return path
 
 

@@ -17,7 +17,7 @@ from sac.ingest.builders import (
     cuad_filename_title,
     cuad_firstpage_title,
     hypothesis_question,
-    merge_spans,
+    merged_ranges,
     split_of,
 )
 from sac.ingest.identifiable import as_text, identifiable_names, occurs
@@ -245,8 +245,8 @@ def test_a_filer_named_with_digits_makes_its_questions_identifiable(tmp_path):
 
 
 def test_small_rules():
-    assert merge_spans([(10, 20), (0, 5), (6, 8), (21, 30)]) == [(0, 8), (10, 30)]  # gaps of 1 bridge
-    assert merge_spans([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
+    assert merged_ranges([(10, 20), (0, 5), (6, 8), (21, 30)]) == [(0, 8), (10, 30)]  # gaps of 1 bridge
+    assert merged_ranges([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
     assert "papajohnsinternational" in identifiable_names(["PapaJohnsInternationalInc"])
     assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "widgets"]
     assert {"n2k", "on2", "on2technologies"} <= set(identifiable_names(["N2KINC", "On2 Technologies, Inc."]))
@@ -257,7 +257,7 @@ def test_small_rules():
 
 
 def test_cli_builds_both_title_styles_that_the_loader_reads(tmp_path, capsys):
-    from sac.cli import main
+    from sac.cli.main import main
     from sac.ingest.benchmark import load_benchmark
 
     out = tmp_path / "full"

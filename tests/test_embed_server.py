@@ -25,10 +25,11 @@ import pandas as pd
 import pytest
 
 from sac.audit import AuditLog
-from sac.cli import main
+from sac.cli.main import main
 from sac.config import SacConfig
-from sac.embedding.models import make_embedder, normalise
+from sac.embedding.models import make_embedder
 from sac.embedding.remote import OpenAIEmbedder
+from sac.embedding.vectors import normalise
 from sac.errors import ConfigError, EmbedderError
 from sac.index.client import make_client
 from sac.index.store import list_indexes

@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 
 from sac.config import DEFAULT_K_VALUES
-from sac.evaluation.runs import EvalResult, evaluate, save_run, score_method, summary_table
-from sac.retrieval.methods import RECOMMENDED, parse_methods
+from sac.evaluation.runs import EvalResult, save_run, score_method, summary_table
+from sac.methods import RECOMMENDED, parse_methods
 from sac.types import Chunk, Hit
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
 

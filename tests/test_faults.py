@@ -26,13 +26,13 @@ import numpy as np
 import pytest
 
 from sac.chunking.merge import index_chunks
-from sac.cli import main
+from sac.cli.main import main
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, StoreError, SummarizerError
 from sac.index.store import Index, list_indexes
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 from tests.openai_stub import Answer, Drop, OpenAIStub
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,10 +20,11 @@ import pytest
 from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.errors import ConfigError, QueryError
-from sac.evaluation.runs import corpus_name, open_run
-from sac.retrieval.methods import MAX_K, MAX_QUERY_CHARS, parse_methods
-from sac.types import Document
-from sac.workbench import Workbench
+from sac.evaluation.runs import open_run
+from sac.ingest.catalog import corpus_name
+from sac.methods import parse_methods
+from sac.types import MAX_K, MAX_QUERY_CHARS, Document
+from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]

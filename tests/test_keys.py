@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from sac.config import SacConfig
-from sac.embedding.models import embedder_name
-from sac.retrieval.methods import parse_methods
+from sac.embedding.vectors import embedder_name
+from sac.methods import parse_methods
 from sac.summaries.registry import llm_summarizer
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 from tests.openai_stub import EMBED_DIM, OpenAIStub
 
 

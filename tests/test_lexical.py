@@ -15,8 +15,8 @@ from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.index import lexical, snapshot
 from sac.index.lexical import Lexicon, lexical_dir, lexical_indexes, query_words, tokenize
-from sac.retrieval.methods import parse_method, parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_method, parse_methods
+from sac.usecases.workbench import Workbench
 
 CORPUS = "lexical-nli"
 
@@ -172,10 +172,10 @@ def test_a_summary_edit_reaches_the_lexical_index(workbench, nli):
     _check_against_reference(wb, "sac-generic", [word, *(q.text for q in nli.queries[:10])])
 
 
-# -- the document-level collection and routing without every vector (sac.index.documents, sac.retrieval.docfirst) --
+# -- the document-level collection and routing without every vector (sac.index.documents, sac.retrieval.document_ranking) --
 def test_document_collection_mirrors_the_summaries_through_edits_and_removals(workbench, nli, memo):
     from sac.index.documents import DocumentIndex, document_index
-    from sac.index.store import summary_hash
+    from sac.index.records import summary_hash
 
     wb = workbench
     docs = nli.documents[:3]
@@ -233,7 +233,7 @@ def routed_wb(tmp_path_factory, memo, nli):
 def _exact_docs1(wb, nli, k):
     """The pre-issue-14 +docs1 from every chunk vector in memory: document scores over all chunks and embedded
     summaries, then the exact top k inside the chosen document (ids, and per question the scored documents)."""
-    from sac.retrieval.docfirst import document_scores
+    from sac.retrieval.document_ranking import document_scores
 
     method = parse_method("sac-generic")
     snap = snapshot.snapshot(wb.client, wb.index(CORPUS, method))
@@ -259,7 +259,7 @@ def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_retur
     """+docs1 (and +docs1 with few nearest chunks, so that documents are scored on the bound and then exactly)
     gives the chunks the in-memory version gave, and neither it, +hybrid nor +names reads every record."""
     from sac.index.documents import document_index
-    from sac.retrieval import docfirst
+    from sac.retrieval import document_ranking
 
     wb = Workbench(routed_wb.config, embedder=routed_wb.embedder)  # a new store client: nothing cached
     got = wb.search(CORPUS, parse_methods("sac-generic+docs1,sac-generic+hybrid0.75,sac-generic+docs1+names"),
@@ -278,7 +278,7 @@ def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_retur
     agree = 0
     for query, (_, scored) in zip(nli.queries, exact):
         q = wb.embedder.embed_documents([query.text])[0]
-        routed = docfirst.route(index, lex, summaries, query.text, q, 1, nearest=8)
+        routed = document_ranking.rank_documents(index, lex, summaries, query.text, q, 1, nearest=8)
         chosen = routed.documents[0]
         assert list(routed.scores) == [chosen] and 0.0 <= routed.scores[chosen] <= 1.0  # its fused score, min-max
         agree += chosen == scored[0][0]
@@ -323,7 +323,7 @@ def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_cha
     and its words counted into that generation's vocabulary; the kept files are byte for byte what making them all
     anew gives (the vocabulary: the same, read back; its words in the order they were counted). On the 5 demo NDAs,
     4 built first."""
-    from sac.retrieval import names, options
+    from sac.retrieval import names, targets
 
     wb = Workbench(SacConfig(workspace=tmp_path / "workspace"), embedder=memo)
     methods = parse_methods("sac-generic")
@@ -345,7 +345,7 @@ def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_cha
     assert not (documents / "previous").exists()  # what the generation before handed over, dropped once used
     shutil.rmtree(documents / "derived")
     lexical.forget(index)
-    options.prepare(lexical.for_method(index, wb.summary_store, methods[0]))  # all five made anew
+    targets.prepare(lexical.for_method(index, wb.summary_store, methods[0]))  # all five made anew
     anew = {p.name: p.read_bytes() for p in (documents / "derived").iterdir()}
     assert anew.keys() == kept.keys()
     for name in kept:

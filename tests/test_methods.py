@@ -19,21 +19,25 @@ from sac.chunking.sections import find_headings, heading_path
 from sac.chunking.split import chunk_document
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
-from sac.evaluation.runs import evaluate
 from sac.index import snapshot
-from sac.protocols import Reranker
-from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
-from sac.retrieval.methods import (
+from sac.methods import (
     METADATA_METHOD,
     RECOMMENDED,
+    IndexRecipe,
+    MethodSpec,
+    SearchRecipe,
     parse_method,
     parse_methods,
     searchable_methods,
     suggested_methods,
 )
+from sac.protocols import Reranker
+from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
 from sac.retrieval.rerank import LexicalReranker, make_reranker
+from sac.retrieval.trace import SearchTrace
 from sac.types import Chunk, Document, Span
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = "demo-contractnli"
@@ -65,9 +69,10 @@ def _search(wb, nli, names, k=16):
 def test_method_names_parse_normalise_and_keep_their_index():
     m = parse_method("sac-expert+hybrid0.50+docs3")
     assert m.name == "sac-expert+docs3+hybrid0.5" and m.index_name == "sac-expert"
-    assert m.search_options == {"docs": "3", "hybrid": "0.5"}
+    assert m.search == SearchRecipe(docs=3, hybrid=0.5) and m.index == IndexRecipe("expert")
     assert parse_method("sac-generic+sections+merge25").index_name == "sac-generic+merge25+sections"
-    assert parse_method("baseline+rerank").search_options == {"rerank": ""}
+    assert parse_method("baseline+rerank").search == SearchRecipe(rerank=True)
+    assert parse_method("baseline+rerank20").search == SearchRecipe(rerank=True, rerank_candidates=20)
     for name in suggested_methods():
         assert parse_method(name).name == name
     assert {"sac-generic+hybrid0.75", "sac-generic+docs1", "sac-generic+sections", "sac-generic+merge25",
@@ -83,6 +88,45 @@ def test_searchable_methods_are_the_built_indexes_then_the_options_that_run_on_o
     assert not any(m.startswith("sac-expert") or "filename" in m for m in offered)
     with_names = searchable_methods([*built, "sac-generic+filename"])
     assert METADATA_METHOD in with_names  # the metadata method, once its index exists
+
+
+def _recipes(draw):
+    strategy = draw(st.sampled_from([None, "generic", "expert", "generic-llm", "my_set.v2"]))
+    index = IndexRecipe(strategy, file_names=draw(st.booleans()), merge=draw(st.none() | st.integers(1, 5000)),
+                        sections=draw(st.booleans()))
+    docs = draw(st.none() | st.integers(1, 50))
+    rerank = draw(st.booleans())
+    share = st.floats(0, 1, allow_nan=False)
+    search = SearchRecipe(
+        docs=docs, doc_dense_share=draw(st.none() | share) if docs else None, hybrid=draw(st.none() | share),
+        inner=draw(st.booleans()) if docs else False, names=draw(st.booleans()), rerank=rerank,
+        rerank_candidates=draw(st.none() | st.integers(1, 500)) if rerank else None)
+    return MethodSpec(index, search)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.composite(_recipes)(), st.randoms())
+def test_a_method_spec_round_trips_through_its_spelling(spec, random):
+    """``parse_method(str(spec)) == spec`` for every spec, and the spelling is one normal form: its options in any
+    order and case, and shares written with trailing zeros, read as the same spec."""
+    name = str(spec)
+    assert parse_method(name) == spec and str(parse_method(name)) == name == spec.name
+    base, *options = name.split("+")
+    random.shuffle(options)
+    written = "+".join([base.upper(), *(o + "0" if o[-1].isdigit() and "." in o else o for o in options)])
+    assert parse_method(written) == spec
+    assert spec.index_name == str(spec.index) and parse_method(spec.index_name) == MethodSpec(spec.index)
+
+
+def test_a_spec_made_in_code_is_checked_as_its_spelling_is():
+    with pytest.raises(ConfigError, match="docs<N>"):
+        SearchRecipe(inner=True)
+    with pytest.raises(ConfigError, match="between 0 and 1"):
+        SearchRecipe(hybrid=1.5)
+    with pytest.raises(ConfigError, match=">= 1"):
+        IndexRecipe("generic", merge=0)
+    assert str(MethodSpec(IndexRecipe("generic"), SearchRecipe(docs=1, hybrid=0.750, inner=True, names=True))) == (
+        RECOMMENDED)
 
 
 @pytest.mark.parametrize("bad, words", [
@@ -169,7 +213,7 @@ def test_docs1_returns_hits_from_one_document_only(built, nli):
 
 
 def test_document_scores_fuse_dense_and_whole_document_bm25():
-    from sac.retrieval.docfirst import document_scores
+    from sac.retrieval.document_ranking import document_scores
 
     # Document a: the closer best chunk; document b: the one whose text names what the query names.
     docs, best = ["a", "b"], np.array([1.0, 0.6])
@@ -348,7 +392,7 @@ def test_winning_combination_cuts_drm_by_a_third_against_the_nda_pool(tmp_path, 
 
 # -- company names in the question (+names) and the recommended method -----------------------------------
 def test_recommended_is_one_name_for_the_method_chosen_on_dev():
-    from sac.retrieval.methods import RECOMMENDED
+    from sac.methods import RECOMMENDED
 
     resolved = parse_method("recommended")
     assert resolved.name == parse_method(RECOMMENDED).name and resolved.index_name == "sac-generic"
@@ -380,18 +424,18 @@ def test_names_option_rewrites_squashed_names_and_finds_their_contract(built, nl
 
 def test_filename_option_embeds_the_file_name_as_its_own_index(nli):
     """+filename is metadata, not text: its own index, the file name after the summary, spans unchanged."""
-    from sac.index.store import embedding_text
-    from sac.retrieval.options import index_inputs
+    from sac.chunking.recipe import index_inputs
+    from sac.index.records import embedding_text
 
     method = parse_method("sac-generic+filename+sections")
     assert method.index_name == "sac-generic+filename+sections" and parse_method("sac-generic").index_name == "sac-generic"
     doc = next(d for d in nli.documents if d.doc_id.endswith("NDA_ResConnect.txt"))
-    chunks, prefixes = index_inputs(method, [doc], lambda d: chunk_document(d, 500), 500)
+    chunks, prefixes = index_inputs(method.index, [doc], lambda d: chunk_document(d, 500), 500)
     assert chunks == chunk_document(doc, 500) and "".join(c.text for c in chunks) == doc.text
     assert all(prefixes[c.chunk_id].startswith("File: NDA_ResConnect") for c in chunks)
     text = embedding_text(chunks[0], "NDA between ResRequest and a partner.", prefixes[chunks[0].chunk_id])
     assert text.startswith("NDA between ResRequest and a partner.\nFile: NDA_ResConnect") and text.endswith(chunks[0].text)
-    _, plain = index_inputs(parse_method("sac-generic"), [doc], lambda d: chunk_document(d, 500), 500)
+    _, plain = index_inputs(parse_method("sac-generic").index, [doc], lambda d: chunk_document(d, 500), 500)
     assert plain == {}
 
 
@@ -402,9 +446,8 @@ def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_onl
     benchmark's ResConnect questions then route to their NDA with +filename, and the text-only index never holds
     the word."""
     from sac.chunking.context import file_line
-    from sac.evaluation.compare import routing_notes
     from sac.index import lexical
-    from sac.retrieval.options import explain
+    from sac.render.trace import trace_notes
 
     wb = Workbench(SacConfig(workspace=tmp_path / "workspace"), embedder=memo)
     plain, filed = parse_methods("sac-generic+docs1+names,sac-generic+docs1+filename+names")
@@ -432,7 +475,8 @@ def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_onl
     # Text only, the same questions go elsewhere (all to the Inventor NDA when this was written).
     assert sum(h.span.doc_id == target.doc_id for q in hits[plain.name] for h in q) < 4 * len(questions)
     # What Compare and `sac query` say: the name was found in the file name or the text, not in the text alone.
-    named = dict(routing_notes(explain(wb, CORPUS, filed, questions[0]), questions[0]))["Named:"]
+    [traced] = wb.search_traced(CORPUS, [filed], questions[:1], 8)[filed.name]
+    named = dict(trace_notes(traced.trace, questions[0]))["Named:"]
     assert named.startswith("NDA_ResConnect: its file name or text writes the company name")
 
 
@@ -467,7 +511,10 @@ def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(buil
     a title or without, so only a quoted heading or a squashed name names one there: of the five, only VELCO's writes
     "NDA"."""
     from sac.index.lexical import lexical_indexes
-    from sac.retrieval.docfirst import name_words, named_documents, title_words
+    from sac.retrieval.targets import name_words, named_targets, title_words
+
+    def named_documents(documents, question):
+        return named_targets(documents, question).documents
 
     pool = demo_pool
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
@@ -508,31 +555,33 @@ def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, d
     rare word comes first; a word the corpus writes is read as a word). On the 34 demo contracts, and on the 5
     demo NDAs, where no title word counts as rare and no initials name one either."""
     from sac.index.lexical import lexical_indexes
-    from sac.retrieval.docfirst import Naming, initials_texts, naming
+    from sac.retrieval.targets import Targets, initials_texts, named_targets
 
     bonton = next(d.doc_id for d in demo_datasets["cuad"].documents if "BONTON" in d.doc_id)
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     papa = next(d.doc_id for d in demo_datasets["cuad"].documents if "PapaJohns" in d.doc_id)
-    assert naming(demo_pool, "Consider the Agency Agreement of GBRP; What is the fee?") == Naming(
+    assert named_targets(demo_pool, "Consider the Agency Agreement of GBRP; What is the fee?") == Targets(
         frozenset({bonton}), "initials", "GBRP", "Gordon Brothers Retail Partners")
-    assert naming(demo_pool, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(
+    assert named_targets(demo_pool, "Consider VEPC's Non-Disclosure Agreement; Q?") == Targets(
         frozenset({velco}), "initials", "VEPC", "Vermont Electric Power Company")
-    assert naming(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Naming(frozenset({papa}), "words", "papa")
-    assert naming(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").how == "words"  # the text writes VELCO
-    assert naming(demo_pool, "Consider the IWW Agreement; Q?") == Naming(frozenset(), "")  # 22 contracts spell IWW
+    assert named_targets(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Targets(frozenset({papa}), "words", "papa")
+    assert named_targets(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").evidence == "words"  # the text writes VELCO
+    assert named_targets(demo_pool, "Consider the IWW Agreement; Q?") == Targets(frozenset(), "")  # 22 contracts spell IWW
     # A stopword is a word every text writes, though no index keeps it: two contracts spell "THE", neither is named.
     assert sum("the" in text for text in initials_texts(demo_pool)) == 2
-    assert naming(demo_pool, "Consider THE Agreement; Q?") == Naming(frozenset(), "")
+    assert named_targets(demo_pool, "Consider THE Agreement; Q?") == Targets(frozenset(), "")
     five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
                            strategy="generic")["documents"]
-    assert naming(five, "Consider VEPC's Non-Disclosure Agreement; Q?") == Naming(frozenset(), "")
+    assert named_targets(five, "Consider VEPC's Non-Disclosure Agreement; Q?") == Targets(frozenset(), "")
 
     # What Compare says.
-    from sac.evaluation.compare import routing_notes
-    from sac.retrieval.options import Routing
+    from sac.render.trace import trace_notes
+    from sac.retrieval.targets import resolve_targets
+    from sac.retrieval.trace import SearchTrace
 
     question = "Consider the Agency Agreement of GBRP; What is the fee?"
-    note = dict(routing_notes(Routing(question, naming(demo_pool, question), (bonton,)), question))["Named:"]
+    resolved = resolve_targets(demo_pool, question, 1, file_names=False)
+    note = dict(trace_notes(SearchTrace((resolved,)), question))["Named:"]
     assert note == ("BONTONSTORESINC_04_20_2018-EX-99.3-AGENCY AGREEMENT: its text writes out what the title's “GBRP” "
                     "stands for: “Gordon Brothers Retail Partners” (no document writes the word itself).")
 
@@ -545,7 +594,7 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
     hits are those of the method without +docs1, from every NDA. Checked on what reaches the documents' BM25 in a
     real search of the 5 demo NDAs, and on the routing rule itself."""
     from sac.index.lexical import LexicalIndex
-    from sac.retrieval.docfirst import lexical_query
+    from sac.retrieval.document_ranking import lexical_query
 
     assert lexical_query("Consider the Mutual Non-Disclosure Agreement; Does it cover oral disclosures?",
                          frozenset()) == "Mutual Non-Disclosure Agreement"
@@ -576,14 +625,13 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
 
 
 def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(built, nli):
-    """``explain``, as the Compare page shows it under a +names / +docs<N> method: the question as searched, what
-    its title names and how, and the documents searched inside, the same ones the search itself read. On the 5
-    demo NDAs: a quoted heading names VELCO's NDA; a title 6 NDAs share names none (a look-alike may win, and
-    the page says whether it did); a question with no title names nothing, and every NDA is searched; a squashed
-    name is written as the text writes it and names its NDA by that name."""
-    from sac.evaluation.compare import routing_notes
-    from sac.retrieval.docfirst import Naming
-    from sac.retrieval.options import Routing, explain
+    """The trace a search returns, as the Compare page words it under a +names / +docs<N> method: the question as
+    searched, what its title names and by what evidence, and the documents searched inside, the very ones the hits
+    come from. On the 5 demo NDAs: a quoted heading names VELCO's NDA; a title 6 NDAs share names none (a
+    look-alike may win, and the page says whether it did); a question with no title names nothing, and every NDA is
+    searched; a squashed name is written as the text writes it and names its NDA by that name."""
+    from sac.render.trace import trace_notes
+    from sac.retrieval.trace import DocumentsRanked, NamesRewritten, TargetsResolved
 
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     ag = next(d.doc_id for d in nli.documents if "AGProjects" in d.doc_id)
@@ -593,33 +641,39 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
     squashed = "Consider the Non-Disclosure Agreement of AGPROJECTS; Who may receive it?"
     questions = [heading, unnamed, plain, squashed]
     [method] = parse_methods("sac-generic+docs1+names")
-    hits = built.search(CORPUS, [method], questions, 4)[method.name]
-    routings = [explain(built, CORPUS, method, q) for q in questions]
-    assert [r.documents for r in routings] == [
-        () if q == plain else tuple(dict.fromkeys(h.span.doc_id for h in got)) for q, got in zip(questions, hits)]
-    assert len({h.span.doc_id for h in hits[2]}) > 1
-    assert routings[0].naming == Naming(frozenset({velco}), "title", "confidentialinformationnondisclosureagreement")
-    assert routings[1].naming == routings[2].naming == Naming(frozenset(), "")
-    assert routings[3].naming == Naming(frozenset({ag}), "name", "agprojects") and routings[3].documents == (ag,)
+    results = built.search_traced(CORPUS, [method], questions, 4)[method.name]
+    ranked = [r.trace.find(DocumentsRanked) for r in results]
+    assert [r.documents if r else () for r in ranked] == [
+        () if q == plain else tuple(dict.fromkeys(h.span.doc_id for h in got.hits)) for q, got in zip(questions, results)]
+    assert len({h.span.doc_id for h in results[2].hits}) > 1
+    resolved = [r.trace.find(TargetsResolved) for r in results]
+    assert [(t.named, t.evidence, t.key) for t in resolved] == [
+        ({velco}, "title", "confidentialinformationnondisclosureagreement"), (frozenset(), "", ""),
+        (frozenset(), "", ""), ({ag}, "name", "agprojects")]
+    assert [t.search_inside for t in resolved] == [1, 1, 0, 1] and ranked[3].documents == (ag,)
 
-    notes = [dict(routing_notes(r, q, frozenset({velco}))) for r, q in zip(routings, questions)]
+    notes = [dict(trace_notes(r.trace, q, frozenset({velco}))) for r, q in zip(results, questions)]
     assert notes[0] == {"Named:": "VELCO NDA rev0 Dec 14 2015: its text quotes the whole title.",
                         "Searched inside:": "VELCO NDA rev0 Dec 14 2015"}
     assert notes[1]["Named:"].startswith("no document: no quoted heading, company name, rare word or spelled-out initials")
-    assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in routings[1].documents)
+    assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in ranked[1].documents)
     assert notes[2]["Named:"].startswith("nothing: the question has no") and "Searched inside:" not in notes[2]
     assert notes[2]["Named:"].endswith("so every document was searched.")
     assert all("(in a corpus under 10 documents no word counts as rare)" in n["Named:"] for n in notes[1:3])  # 5 NDAs
     asked = "What does VELCO's NDA say about the term?"  # a capitalised rare word names it (34 contracts: above)
-    said = dict(routing_notes(Routing(asked, Naming(frozenset({velco}), "words", "velco"), (velco,)), asked))
+    said = dict(trace_notes(SearchTrace((TargetsResolved(frozenset({velco}), "words", "velco", "", 3, False, 1, False),
+                                         DocumentsRanked((velco,), (2.0,), 0.25, asked))), asked))
     assert said["Named:"] == ("VELCO NDA rev0 Dec 14 2015: its text holds the question's rare word(s) velco (at most 3 "
                               "documents do).")
     assert "AGPROJECTS" not in notes[3]["Searched as:"] and "company name “agprojects”" in notes[3]["Named:"]
     assert notes[3]["Searched inside:"] == "AGProjects-NDA (not the question's document)"  # VELCO pinned here
 
-    assert explain(built, CORPUS, parse_method("sac-generic"), heading) is None  # nothing to explain
+    [dense] = built.search_traced(CORPUS, [parse_method("sac-generic")], [heading], 4)["sac-generic"]
+    assert trace_notes(dense.trace, heading) == []  # the plain top-k: nothing to say
     [names_only] = parse_methods("sac-generic+names")
-    assert explain(built, CORPUS, names_only, squashed) == Routing(routings[3].searched_as, None, ())
+    [rewritten] = built.search_traced(CORPUS, [names_only], [squashed], 4)[names_only.name]
+    assert rewritten.trace.find(NamesRewritten) == results[3].trace.find(NamesRewritten)
+    assert rewritten.trace.find(TargetsResolved) is None and rewritten.trace.find(DocumentsRanked) is None
 
 
 def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_title(built, nli):
@@ -627,9 +681,10 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     come in the order of their cosine to the question proper ("Consider the <title>;" dropped), embedded on its
     own; a question without a title (here naming no document: not routed) is searched as before. At k = 64 every
     chunk of a demo NDA is a hit, so the two methods return the same chunks, in another order."""
-    from sac.evaluation.compare import routing_notes
+    from sac.render.trace import trace_notes
     from sac.retrieval.names import split_title
-    from sac.retrieval.options import explain, question_proper
+    from sac.retrieval.pipeline import question_proper
+    from sac.retrieval.trace import ChunksRanked
 
     with pytest.raises(ConfigError, match="docs<N>"):
         parse_method("sac-generic+inner")
@@ -649,14 +704,19 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     assert reordered >= len(questions) // 2  # the title moved most orders
     assert [h.chunk.chunk_id for h in got[inner.name][-1]] == [h.chunk.chunk_id for h in got[plain.name][-1]]
 
-    routing = explain(built, CORPUS, inner, questions[0])
-    assert routing is not None and routing.ranked_by == split_title(questions[0])[1]
-    assert dict(routing_notes(routing, questions[0]))["Ranked inside by:"] == (
+    def ranked(method, question):
+        [result] = built.search_traced(CORPUS, [method], [question], 8)[method.name]
+        return result.trace
+
+    trace = ranked(inner, questions[0])
+    assert trace.find(ChunksRanked).without_title and trace.find(ChunksRanked).ranked_by == split_title(questions[0])[1]
+    assert dict(trace_notes(trace, questions[0]))["Ranked inside by:"] == (
         f"the question without its title: “{split_title(questions[0])[1]}”")
-    assert explain(built, CORPUS, inner, untitled).ranked_by == ""  # nothing dropped, nothing said
+    assert not ranked(inner, untitled).find(ChunksRanked).without_title  # nothing dropped, nothing said
+    assert "Ranked inside by:" not in dict(trace_notes(ranked(inner, untitled), untitled))
     assert question_proper("Consider the NDA of Munt;  ") == "" and question_proper(untitled) == ""  # nothing to rank by
     assert question_proper("Consider Munt's NDA; Who may receive it?") == "Who may receive it?"
-    assert explain(built, CORPUS, plain, questions[0]).ranked_by == ""
+    assert not ranked(plain, questions[0]).find(ChunksRanked).without_title
 
 
 def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built, nli):
@@ -664,7 +724,7 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
     every chunk of a demo NDA is a hit), ordered by the fused dense and BM25 score, which moves most orders. A
     question without a title that names no NDA is searched across all five, as ``sac-generic+hybrid0.75`` does."""
     inner, recommended = parse_methods(f"sac-generic+docs1+inner+names,{RECOMMENDED}")
-    assert recommended.search_options["hybrid"] == "0.75" and "inner" in recommended.search_options
+    assert recommended.search.hybrid == 0.75 and recommended.search.inner
     questions = [q.text for q in nli.queries[::5]]
     got = built.search(CORPUS, [inner, recommended], questions, 64)
     reordered = 0
@@ -684,20 +744,21 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
     assert len({h.span.doc_id for h in across[recommended.name][0]}) > 1
 
     # A question without a title is searched inside every document it names; a title's question inside one.
-    from sac.evaluation.compare import routing_notes
-    from sac.retrieval.options import explain
+    from sac.render.trace import trace_notes
+    from sac.retrieval.trace import DocumentsRanked, TargetsResolved
 
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     ceii = next(d.doc_id for d in nli.documents if d.doc_id.endswith("ceii-and-nda.txt"))
     asked = "Who may receive CriticalEnergyInfrastructureInformation?"  # squashed: both NDAs write it out
     titled = "Consider the NDA on CriticalEnergyInfrastructureInformation; Who may receive it?"
-    both, one = (explain(built, CORPUS, recommended, q) for q in (asked, titled))
-    assert both.naming.documents == one.naming.documents == {velco, ceii} and both.naming.how == "name"
-    assert set(both.documents) == {velco, ceii} and len(one.documents) == 1
+    both, one = (r.trace for r in built.search_traced(CORPUS, [recommended], [asked, titled], 8)[recommended.name])
+    assert both.find(TargetsResolved).named == one.find(TargetsResolved).named == {velco, ceii}
+    assert both.find(TargetsResolved).evidence == "name"
+    assert set(both.find(DocumentsRanked).documents) == {velco, ceii} and len(one.find(DocumentsRanked).documents) == 1
     hits = built.search(CORPUS, [recommended], [asked], 8)[recommended.name][0]
     assert {h.span.doc_id for h in hits} <= {velco, ceii} and len(hits) == 8
-    assert dict(routing_notes(both, asked))["Named:"].endswith("; a question without a title is searched inside each.")
-    assert dict(routing_notes(one, titled))["Named:"].endswith("; the whole question chose between them.")
+    assert dict(trace_notes(both, asked))["Named:"].endswith("; a question without a title is searched inside each.")
+    assert dict(trace_notes(one, titled))["Named:"].endswith("; the whole question chose between them.")
 
 
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):

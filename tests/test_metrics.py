@@ -1,16 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sac.evaluation.metrics import (
-    aggregate,
-    char_overlap,
-    document_retrieval_mismatch,
-    merge_spans,
-    precision_recall,
-    score_query,
-    wrong_document_flags,
-)
-from sac.types import Span
+from sac.evaluation.metrics import aggregate, char_overlap, document_retrieval_mismatch, precision_recall, score_query, wrong_document_flags
+from sac.types import Span, merge_spans
 
 
 def test_design_worked_example():

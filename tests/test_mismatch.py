@@ -10,9 +10,10 @@ import pytest
 
 from sac.errors import ConfigError
 from sac.evaluation.mismatch import every_mismatch_table, mismatch_tables
-from sac.evaluation.runs import evaluate, save_run
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.evaluation.runs import save_run
+from sac.methods import parse_methods
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 
 
 @pytest.fixture(scope="module")

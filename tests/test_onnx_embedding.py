@@ -147,7 +147,7 @@ def test_cached_export_is_reused(onnx_fp32, onnx_int8):
 
 def test_registry_builds_onnx_embedders_from_the_workspace(workspace, onnx_fp32, onnx_int8):
     from sac.embedding.models import make_embedder
-    from sac.workbench import Workbench
+    from sac.usecases.workbench import Workbench
 
     for name, built in (("minilm-onnx", onnx_fp32), ("minilm-onnx-int8", onnx_int8)):
         config = SacConfig(workspace=workspace, embedder=name)

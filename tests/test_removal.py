@@ -1,4 +1,4 @@
-"""Removing documents and corpora leaves none of their text anywhere under the workspace (sac.removal)."""
+"""Removing documents and corpora leaves none of their text anywhere under the workspace (sac.usecases.remove)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ import pytest
 from sac.config import SacConfig
 from sac.errors import ConfigError, CorpusError
 from sac.evaluation.review import ChunkLabel, ReviewStore, make_gold_span
-from sac.evaluation.runs import evaluate, list_runs, save_run
+from sac.evaluation.runs import list_runs, save_run
 from sac.index.documents import DocumentIndex
 from sac.index.store import list_indexes
 from sac.ingest.catalog import save_benchmark
-from sac.removal import remove_corpus, remove_documents
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.types import Dataset, Document, Query, Span
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.remove import remove_corpus, remove_documents
+from sac.usecases.workbench import Workbench
 from tests.conftest import DEMO
 from tests.openai_stub import OpenAIStub
 
@@ -289,7 +290,7 @@ def test_a_locked_store_is_reported_not_claimed_compacted(memo, monkeypatch):
     def locked(_path):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr("sac.removal.vacuum_store", locked)
+    monkeypatch.setattr("sac.usecases.remove.vacuum_store", locked)
     wb = Workbench(SacConfig.from_env(), embedder=memo)
     docs = wb.workspace.add_documents("tiny", [Document("a.txt", "Supply agreement between Acme and Bolt."),
                                                Document("b.txt", "Lease between Eden and Fox.")])

@@ -24,10 +24,11 @@ from sac.chunking.merge import index_chunks
 from sac.config import SacConfig
 from sac.errors import ConfigError, IndexIncompleteError
 from sac.index.client import make_client
-from sac.index.shards import Shard, parse_shard, shard_of, sync_shard
+from sac.index.shard_book import Shard, shard_of
+from sac.index.shards import parse_shard, sync_shard
 from sac.index.store import Index, IndexKey, list_indexes
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_methods
+from sac.usecases.workbench import Workbench
 from tests.conftest import _reset_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +97,7 @@ def test_shard_of_a_document_is_a_stable_hash_that_splits_the_corpus(docs):
         owners = [[n for n in range(1, count + 1) if Shard(n, count).owns(d.doc_id)] for d in docs]
         assert all(len(o) == 1 for o in owners)  # every document in exactly one shard
     # The same in any other process, whatever its string-hash seed (Python's hash() would differ).
-    code = "import sys; from sac.index.shards import shard_of; print([shard_of(a, 3) for a in sys.argv[1:]])"
+    code = "import sys; from sac.index.shard_book import shard_of; print([shard_of(a, 3) for a in sys.argv[1:]])"
     for seed in ("1", "4242"):
         out = subprocess.run([sys.executable, "-c", code, *SHARDS], cwd=ROOT, capture_output=True, text=True,
                              env={**ENV, "PYTHONHASHSEED": seed}, check=True).stdout

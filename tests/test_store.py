@@ -18,8 +18,8 @@ import pytest
 from sac.chunking.split import chunk_document
 from sac.config import SacConfig
 from sac.index.store import Index, IndexKey
-from sac.retrieval.methods import parse_method
-from sac.workbench import Workbench
+from sac.methods import parse_method
+from sac.usecases.workbench import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"

@@ -538,8 +538,8 @@ class _Recording:
 
 
 def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, memo, ndas):
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.workbench import Workbench
 
     events: list = []
 
@@ -570,8 +570,8 @@ def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, memo,
 
 
 def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, memo, ndas):
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.workbench import Workbench
 
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
     with OpenAIStub(api_key="sk-right") as stub:
@@ -857,7 +857,7 @@ def test_summary_set_round_trip_and_import_by_hash(tmp_path, ndas):
     assert loaded.summaries[ndas[0].content_hash].text == made[ndas[0].doc_id].text
 
     store = SummaryStore(tmp_path / "user")
-    assert store.import_set(loaded) == 5 and store.import_set(loaded) == 0
+    assert store.import_summaries(loaded.summaries.values()) == 5 and store.import_summaries(loaded.summaries.values()) == 0
     renamed = Document("uploads/my-nda.txt", ndas[0].text)  # matched by content, not name
     current = store.current(renamed, "expert-llm")
     assert current.text == made[ndas[0].doc_id].text and current.doc_id == "uploads/my-nda.txt"

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from sac.config import SacConfig
-from sac.evaluation.runs import corpus_name, evaluate
-from sac.retrieval.methods import parse_method, parse_methods
+from sac.ingest.catalog import corpus_name
+from sac.methods import parse_method, parse_methods
 from sac.summaries.prompts import EXPERT_PROMPT, GENERIC_PROMPT, SHORTEN_PROMPT, SLACK_CHARS, SYSTEM_PROMPT, prompt_hash
 from sac.summaries.sets import import_summary_sets, load_summary_set
 from sac.types import text_hash
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
 from tests.openai_stub import free_port
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,10 +9,10 @@ import sys
 import threading
 from pathlib import Path
 
+from sac.files import append_jsonl, file_lock, read_jsonl
 from sac.progress import StageClock
 from sac.summaries.store import SummaryStore
 from sac.types import Document, document_title
-from sac.workspace import append_jsonl, file_lock, read_jsonl
 
 DOC = Document("nda/Acme NDA.txt", "Mutual Non-Disclosure Agreement between Acme Corp and Beta LLC.")
 

@@ -37,6 +37,7 @@ def context_lines(
 
 
 def read_text(doc_id: str, text: str, *, filename: bool) -> str:
-    """A document as the document-level BM25 and ``+names`` read it: its text, after its file line under
-    ``+filename``. Never used for spans: offsets are always into ``text`` itself."""
+    """A document as the document-level BM25 and ``+names`` read it: its text, after its file line under ``+filename``.
+
+    Never used for spans: offsets are always into ``text`` itself."""
     return f"{file_line(doc_id)}\n{text}" if filename else text

@@ -1,6 +1,6 @@
-"""Small-chunk control: tiny and whitespace-only chunks join a neighbour.
+r"""Small-chunk control: tiny and whitespace-only chunks join a neighbour.
 
-With whitespace kept, the recursive splitter leaves many chunks of a few characters ("\\n\\n", "Page 3",
+With whitespace kept, the recursive splitter leaves many chunks of a few characters ("\n\n", "Page 3",
 "1."). Under SAC such a chunk embeds as the summary alone, so it sits near every query about its
 document and fills top-k slots with nothing to read. A chunk is *small* when it has fewer than N
 non-space characters. Every run of consecutive small chunks joins the shorter neighbour that has room
@@ -106,9 +106,10 @@ def merge_small_chunks(document: Document, chunks: Sequence[Chunk], min_chars: i
 
 
 def _absorb_small(text: str, out: list[list[int]], min_chars: int) -> None:
-    """Join every chunk still small (no neighbour had room) into a neighbour, in place: a small right neighbour
-    first (two small pieces together may have text enough to stand alone, and neither grows a full chunk), else
-    the shorter neighbour."""
+    """Join every chunk still small (no neighbour had room) into a neighbour, in place.
+
+    A small right neighbour first (two small pieces together may have text enough to stand alone, and neither
+    grows a full chunk), else the shorter neighbour."""
     i = 0
     while len(out) > 1 and i < len(out):
         start, end = out[i]

@@ -42,8 +42,9 @@ class Heading:
 
 
 def _title(text: str) -> str | None:
-    """A heading's title from what follows its number: the whole line when short, else a run-in title
-    ending at the first '.' or ':'; None when the line is a plain clause."""
+    """A heading's title from what follows its number; None when the line is a plain clause.
+
+    The whole line when short, else a run-in title ending at the first '.' or ':'."""
     text = " ".join(text.split())
     if not text:
         return ""
@@ -139,8 +140,9 @@ def heading_path(headings: Sequence[Heading], offset: int) -> list[Heading]:
 
 
 def section_prefix(headings: Sequence[Heading], start: int, end: int) -> str:
-    """The context line for the chunk ``[start, end)``: its heading path at ``start``, then any headings
-    that begin inside it; empty when the document has no headings there."""
+    """The context line for the chunk ``[start, end)``; empty when the document has no headings there.
+
+    That is its heading path at ``start``, then any headings that begin inside it."""
     labels = [h.label for h in heading_path(headings, start)]
     inside = [h.label for h in headings if start < h.start < end and h.label not in labels]
     if not labels and not inside:

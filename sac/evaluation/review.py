@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 
 from sac.errors import ConfigError, CorpusError
+from sac.files import append_jsonl, read_jsonl, utc_now
 from sac.types import Chunk, Dataset, Document, Hit, Query, Span
-from sac.workspace import append_jsonl, read_jsonl, utc_now
 
 LABELS: tuple[str, ...] = ("relevant", "partly relevant", "not relevant", "wrong document", "boilerplate")
 MAX_NOTE_CHARS = 2000
@@ -49,6 +49,7 @@ class ChunkLabel:
 
     @property
     def key(self) -> tuple[str, str, str, str, int, int, str]:
+        """What a later label replaces: the same reviewer on the same chunk of the same question and method."""
         return (self.corpus, self.query, self.method, self.doc_id, self.start, self.end, self.reviewer)
 
 
@@ -69,6 +70,7 @@ class GoldSpan:
 
     @property
     def key(self) -> tuple[str, str, str, int, int]:
+        """What a later entry replaces or deletes: the same span of the same question."""
         return (self.corpus, self.query, self.doc_id, self.start, self.end)
 
 
@@ -80,6 +82,7 @@ def _check_common(reviewer: str, note: str) -> None:
 
 
 def check_label(label: ChunkLabel) -> ChunkLabel:
+    """``label`` if its label, reviewer, note and span can be saved, else a ConfigError saying what is wrong."""
     if label.label not in LABELS:
         raise ConfigError(f"Unknown label {label.label!r}. Choices are: {', '.join(LABELS)}")
     _check_common(label.reviewer, label.note)
@@ -121,14 +124,17 @@ class ReviewStore:
 
     @property
     def labels_path(self) -> Path:
+        """The labels, one JSON line per saved label (append-only)."""
         return self.root / "labels.jsonl"
 
     @property
     def gold_path(self) -> Path:
+        """The ground-truth spans, one JSON line per addition or deletion (append-only)."""
         return self.root / "ground_truth.jsonl"
 
     # -- labels --------------------------------------------------------------------------
     def save_labels(self, labels: Iterable[ChunkLabel]) -> list[ChunkLabel]:
+        """Check and append ``labels``, stamped with the time; returns them as saved."""
         now = utc_now()
         checked = [dataclasses.replace(check_label(lab), reviewer=lab.reviewer.strip(), created=now) for lab in labels]
         append_jsonl(self.labels_path, [dataclasses.asdict(lab) for lab in checked])
@@ -150,14 +156,17 @@ class ReviewStore:
 
     # -- ground truth --------------------------------------------------------------------
     def add_gold(self, span: GoldSpan) -> GoldSpan:
+        """Append a ground-truth span, stamped with the time; returns it as saved."""
         saved = dataclasses.replace(span, created=utc_now())
         append_jsonl(self.gold_path, [dataclasses.asdict(saved)])
         return saved
 
     def remove_gold(self, span: GoldSpan) -> None:
+        """Append the deletion of a ground-truth span (``gold`` then leaves it out)."""
         append_jsonl(self.gold_path, [{**dataclasses.asdict(span), "deleted": True, "created": utc_now()}])
 
     def gold(self, *, corpus: str | None = None) -> list[GoldSpan]:
+        """The current ground-truth spans (of ``corpus``): each span's latest entry, unless that is a deletion."""
         names = {f.name for f in dataclasses.fields(GoldSpan)}
         current: dict[tuple[Any, ...], GoldSpan] = {}
         for row in read_jsonl(self.gold_path):
@@ -195,11 +204,13 @@ def run_hits(
 
 
 def labels_frame(labels: Sequence[ChunkLabel]) -> pd.DataFrame:
+    """One row per label, one column per ``ChunkLabel`` field."""
     columns = [f.name for f in dataclasses.fields(ChunkLabel)]
     return pd.DataFrame([dataclasses.asdict(lab) for lab in labels], columns=columns)
 
 
 def labels_csv(labels: Sequence[ChunkLabel]) -> str:
+    """``labels_frame`` as CSV text, for download."""
     buffer = io.StringIO()
     labels_frame(labels).to_csv(buffer, index=False)
     return buffer.getvalue()
@@ -260,8 +271,10 @@ def reviewed_dataset(corpus: str, documents: Sequence[Document], spans: Sequence
 
 
 def reviewed_settings(corpus: str, dataset: Dataset) -> dict[str, Any]:
-    """What a run of ``reviewed_dataset(corpus, ...)`` records beside its other settings: its benchmark named as
-    reviewed ground truth, the corpus it searched, and how many questions and spans it was scored on."""
+    """What a run of ``reviewed_dataset(corpus, ...)`` records beside its other settings.
+
+    Its benchmark named as reviewed ground truth, the corpus it searched, and how many questions and spans it was
+    scored on."""
     return {"benchmark": f"reviewed ground truth of {corpus}", "corpora": {dataset.name: corpus},
             "reviewed": {"corpus": corpus, "questions": len(dataset.queries),
                          "spans": sum(len(q.gold) for q in dataset.queries)}}

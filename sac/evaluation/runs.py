@@ -8,24 +8,21 @@ from __future__ import annotations
 
 import functools
 import json
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from sac.config import DEFAULT_K_VALUES, SacConfig
+from sac.config import SacConfig
 from sac.errors import ConfigError
 from sac.evaluation.metrics import QueryScore, aggregate, score_query
 from sac.evaluation.uncertainty import bootstrap_intervals
+from sac.files import atomic_write_text, read_jsonl, safe_name, utc_now
 from sac.ingest.catalog import dataset_corpus
-from sac.progress import Progress
-from sac.retrieval.methods import MAX_K, Method
-from sac.types import Dataset, Hit, Query, Span, text_hash
-from sac.workbench import Workbench
-from sac.workspace import Workspace, atomic_write_text, read_jsonl, safe_name, utc_now
+from sac.types import MAX_K, Dataset, Hit, Query, Span
+from sac.workspace import Workspace
 
 METRIC_COLUMNS = ["dataset", "method", "k", "precision", "recall", "drm", "retrieved_chars", "queries"]
 INTERVAL_FILES = {"question": "intervals.csv", "document": "intervals_document.csv"}  # resample unit -> file
@@ -33,6 +30,8 @@ INTERVAL_FILES = {"question": "intervals.csv", "document": "intervals_document.c
 
 @dataclass
 class EvalResult:
+    """What an evaluation computed, in the rows a run folder saves (``RunFolder``)."""
+
     metrics: list[dict[str, Any]]  # METRIC_COLUMNS rows; k is an int or "mean"
     per_query: list[dict[str, Any]]  # dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document
     retrieved: list[dict[str, Any]]  # one row per (dataset, query, method), hits in rank order
@@ -40,86 +39,16 @@ class EvalResult:
     corpora: dict[str, dict[str, int]] = field(default_factory=dict)  # dataset -> documents, distractors, chunks
 
     def frame(self) -> pd.DataFrame:
+        """The metrics as a table (``METRIC_COLUMNS``)."""
         return pd.DataFrame(self.metrics, columns=METRIC_COLUMNS)
 
 
-def corpus_name(benchmark: str, dataset: Dataset, base: str | None = None) -> str:
-    """Index name of a dataset's corpus (``base``, by default ``<benchmark>-<dataset>``); a distractor pool gets its
-    own indexes, keyed by its content."""
-    base = base or dataset_corpus(benchmark, dataset.name)
-    if not dataset.distractors:
-        return base
-    digest = text_hash("\n".join(sorted(d.doc_id + ":" + d.content_hash for d in dataset.distractors)))
-    return f"{base}+pool{len(dataset.distractors)}-{digest[:8]}"
-
-
 def check_k_values(k_values: Sequence[int]) -> list[int]:
+    """The distinct k values, sorted; a ConfigError unless there is one and all are from 1 to MAX_K."""
     ks = sorted(set(k_values))
     if not ks or ks[0] < 1 or ks[-1] > MAX_K:
         raise ConfigError(f"k values must be whole numbers from 1 to {MAX_K}, got {list(k_values)}")
     return ks
-
-
-def evaluate(
-    wb: Workbench,
-    datasets: Sequence[Dataset],
-    methods: Sequence[Method],
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    *,
-    benchmark: str = "demo",
-    progress: Progress | None = None,
-    log: Callable[[str], None] | None = None,
-    reopen_store: bool = False,
-    corpora: Mapping[str, str] | None = None,
-) -> EvalResult:
-    """Build what is missing, search every query once at the largest k, score every k. A dataset is searched in
-    ``corpora[dataset]``'s indexes where given (reviewed ground truth in its corpus's), else its own (``corpus_name``).
-
-    ``reopen_store``: build every dataset's indexes first and, where the build settled a graph (rewrote records to
-    flush it whole: ``SyncReport.settled``), close the embedded store, so the searches read the graphs as they lie
-    on disk, as every later process does. The settling process otherwise searches the graph it holds in memory,
-    which can differ by a few low-ranked hits (bench/README.md, "Settled indexes"). Only for a caller that is its
-    process's one user of the store (the CLI, the benchmark scripts): closing stops the store's other clients in
-    this process."""
-    ks = check_k_values(k_values)
-    max_k = ks[-1]
-    result = EvalResult([], [], [])
-    timings = {"index": 0.0, "query_embedding": 0.0, "search": 0.0, "scoring": 0.0}
-    built = {}
-    names = {ds.name: corpus_name(benchmark, ds, (corpora or {}).get(ds.name)) for ds in datasets}
-    if reopen_store and not wb.config.chroma_url:
-        t0 = time.perf_counter()
-        built = {ds.name: wb.build(names[ds.name], ds.all_documents, methods, progress=progress) for ds in datasets}
-        if any(report.settled for reports in built.values() for report in reports.values()):
-            wb.close_store()
-        timings["index"] += time.perf_counter() - t0
-    for ds in datasets:
-        corpus = names[ds.name]
-        t0 = time.perf_counter()
-        reports = built[ds.name] if ds.name in built else wb.build(corpus, ds.all_documents, methods, progress=progress)
-        timings["index"] += time.perf_counter() - t0
-        if log:
-            for name, rep in reports.items():
-                log(f"{ds.name} / {name}: {rep.describe()}")
-        result.corpora[ds.name] = {
-            "documents": len(ds.documents), "distractors": len(ds.distractors),
-            "chunks": sum(len(wb.chunks(d)) for d in ds.all_documents),
-        }
-        t0 = time.perf_counter()
-        vectors = wb.embed_queries([q.text for q in ds.queries])
-        timings["query_embedding"] += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        hits = wb.search(corpus, methods, [q.text for q in ds.queries], max_k, query_vectors=vectors)
-        timings["search"] += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        for method in methods:
-            score_method(result, ds, method.name, hits[method.name], ks)
-        timings["scoring"] += time.perf_counter() - t0
-        if progress:
-            progress("evaluating", datasets.index(ds) + 1, len(datasets))
-    _add_overall(result, [d.name for d in datasets], [m.name for m in methods], ks)
-    result.timings = {k: round(v, 3) for k, v in timings.items()}
-    return result
 
 
 def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[Hit]], ks: list[int]) -> None:
@@ -164,7 +93,7 @@ def _mean_row(rows: list[dict[str, Any]], dataset: str, method: str) -> dict[str
     }
 
 
-def _add_overall(result: EvalResult, datasets: list[str], methods: list[str], ks: list[int]) -> None:
+def add_overall(result: EvalResult, datasets: list[str], methods: list[str], ks: list[int]) -> None:
     """Overall = the mean of the per-dataset figures (each dataset weighs the same)."""
     if len(datasets) < 2:
         return
@@ -200,10 +129,12 @@ class RunFolder:
 
     @property
     def run_id(self) -> str:
+        """The folder's name: ``<UTC time>-<label>``."""
         return self.path.name
 
     @property
     def saved(self) -> bool:
+        """Whether the run is complete (``config.json`` is written last)."""
         return (self.path / "config.json").is_file()
 
     @property
@@ -218,10 +149,12 @@ class RunFolder:
 
     @property
     def created(self) -> str:
+        """When the run was made (ISO 8601 UTC), as ``config.json`` records it."""
         return str(self.meta.get("created", ""))
 
     @property
     def settings(self) -> dict[str, Any]:
+        """The run's settings: benchmark, datasets, methods, k values, corpora, pool."""
         return dict(self.meta.get("settings") or {})
 
     def corpus_of(self, dataset: str) -> str:
@@ -237,15 +170,18 @@ class RunFolder:
         return f"{self.run_id} · {', '.join(s.get('datasets', []))} · {', '.join(s.get('methods', []))}{pool}"
 
     def metrics(self) -> pd.DataFrame:
+        """``metrics.csv``: one row per (dataset, method, k), k as text ("mean" among the numbers)."""
         return pd.read_csv(self.path / "metrics.csv", dtype={"k": str})
 
     def per_query(self) -> pd.DataFrame:
+        """``per_query.csv``: one row per (dataset, query, method, k)."""
         return pd.read_csv(self.path / "per_query.csv")
 
     def intervals(self, resample: str = "question") -> pd.DataFrame:
-        """Bootstrap intervals, questions or documents resampled (sac.evaluation.uncertainty); computed from
-        per_query.csv for runs saved before they were kept (ConfigError for documents where the run recorded
-        none)."""
+        """Bootstrap intervals, questions or documents resampled (sac.evaluation.uncertainty).
+
+        Read from the run's intervals file, or computed from per_query.csv when the folder has none (ConfigError
+        for documents where the run recorded none)."""
         name = INTERVAL_FILES.get(resample)  # an unknown unit falls through to bootstrap_intervals' error
         if name and (self.path / name).is_file():
             return pd.read_csv(self.path / name, dtype={"k": str})
@@ -265,8 +201,10 @@ class RunFolder:
         return out
 
     def questions(self, dataset: str) -> list[Query] | None:
-        """The dataset's questions with the ground truth the run scored them against, in the run's order; None for a
-        run saved before runs kept it (its benchmark's questions as they are now stand in)."""
+        """The dataset's questions with the ground truth the run scored them against, in the run's order.
+
+        None when the run's rows do not carry that ground truth (its benchmark's questions as they are now stand
+        in)."""
         out: dict[str, Query] = {}
         for row in self.retrieved():
             if row.get("dataset") != dataset or str(row.get("query_id")) in out:
@@ -352,8 +290,9 @@ def compare_runs(run_a: RunFolder, run_b: RunFolder) -> pd.DataFrame:
 
 
 def query_diff(run_a: RunFolder, run_b: RunFolder, k: int = 8) -> pd.DataFrame:
-    """Per query and method at k: DRM and recall in both runs, and whether the right document was
-    gained (some hit from a gold file in b, none in a) or lost."""
+    """Per query and method at k: DRM and recall in both runs, and whether the right document was gained or lost.
+
+    Gained: some hit from a gold file in b, none in a; lost: the other way round."""
     a = run_a.per_query()
     b = run_b.per_query()
     a = a[a["k"] == k].set_index(["dataset", "query_id", "method"])

@@ -19,9 +19,9 @@ questions are cancels out. The intervals cover question sampling only: corpus, m
 bootstrap): ``c_i`` is then how often question i's document was drawn, and every ``/ n`` above becomes
 ``/ sum_i c_i``. Questions about one contract share its routing, its summary and its wording, so they fail or
 succeed together; when the claim is about new contracts, the document is the unit that was sampled, and its
-intervals are the honest ones (on the full benchmarks about three times as wide: bench/README.md, "Resampling
-documents"). With few documents (the demo's 5 NDAs) the draws can take only a few shapes and such intervals
-are rough themselves. From a single question (or document) every draw is the same, so a zero-width interval
+intervals are the honest ones (on the full benchmarks about three times as wide:
+bench/notes/2026-12-02-resampling-documents.md). With few documents (the demo's 5 NDAs) the draws can take only
+a few shapes and such intervals are rough themselves. From a single question (or document) every draw is the same, so a zero-width interval
 would claim certainty where there is none: such a figure gets no interval and a difference no verdict. A
 question's document is the ``document`` column (its gold documents, "|"-joined when it has several, as
 ``score_method`` writes it).
@@ -72,8 +72,9 @@ def bootstrap_intervals(
     per_query: pd.DataFrame, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
     resample: str = "question",
 ) -> pd.DataFrame:
-    """Estimate and percentile interval per (dataset, method, k, metric), k = "mean" for the mean over k,
-    dataset = "overall" for the mean of the datasets (when there are two or more). Columns ``INTERVAL_COLUMNS``.
+    """Estimate and percentile interval per (dataset, method, k, metric); columns ``INTERVAL_COLUMNS``.
+
+    k = "mean" for the mean over k, dataset = "overall" for the mean of the datasets (when there are two or more).
     ``resample``: "question" or "document" (module docstring)."""
     rep = _replicates(per_query, n_resamples, seed, resample)
     bounds = {metric: _percentiles(rep.delta[metric], confidence) for metric in METRICS}
@@ -121,9 +122,10 @@ def documents_per_dataset(per_query: pd.DataFrame) -> dict[str, int]:
 
 
 def few_units_note(per_query: pd.DataFrame, resample: str) -> str | None:
-    """"only 5 documents in contractnli to draw from" when some dataset has fewer than ``FEW_UNITS`` of what is
-    resampled (questions or documents): its intervals are rough, and under ``MIN_UNITS`` there are none. None
-    otherwise."""
+    """"only 5 documents in contractnli to draw from" when some dataset has few units to resample; else None.
+
+    Few: fewer than ``FEW_UNITS`` of what is resampled (questions or documents). Its intervals are then rough, and
+    under ``MIN_UNITS`` there are none."""
     if resample == "document":
         counts = documents_per_dataset(per_query)
     else:
@@ -146,7 +148,7 @@ def format_interval(estimate: float, low: float, high: float, *, digits: int = 1
     return f"{e} {'pp' if difference else '%'} [{lo}, {hi}]"
 
 
-def interval_table(intervals: pd.DataFrame, k: Any = "mean", *, digits: int = 1) -> pd.DataFrame:
+def interval_table(intervals: pd.DataFrame, k: int | str = "mean", *, digits: int = 1) -> pd.DataFrame:
     """Rows (dataset, method), one column per metric, cells ``format_interval`` strings at one k."""
     f = intervals[intervals["k"].astype(str) == str(k)]
     cells = [format_interval(e, lo, hi, digits=digits) for e, lo, hi in zip(f["estimate"], f["low"], f["high"])]
@@ -266,15 +268,19 @@ def _draws(sub: pd.DataFrame, dataset: str, n: int, n_resamples: int, seed: int,
 
 
 def _counts(dataset: str, n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(B, n) multinomial draw counts. Seeded by the dataset's name as well, so a dataset's resamples stay
-    the same when methods or other datasets come and go (intervals and paired differences then agree)."""
+    """(B, n) multinomial draw counts.
+
+    Seeded by the dataset's name as well, so a dataset's resamples stay the same when methods or other datasets
+    come and go (intervals and paired differences then agree)."""
     rng = np.random.default_rng([seed, zlib.crc32(dataset.encode("utf-8"))])
     return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(float)
 
 
 def _document_counts(sub: pd.DataFrame, dataset: str, n_resamples: int, seed: int) -> np.ndarray:
-    """(B, n) draw counts of the questions when the documents are drawn: each question counts as often as its
-    document was drawn. Questions in ``_cube``'s order; seeded apart from the question draws."""
+    """(B, n) draw counts of the questions when the documents are drawn.
+
+    Each question counts as often as its document was drawn. Questions in ``_cube``'s order; seeded apart from the
+    question draws."""
     first = sub.drop_duplicates("query_id").set_index("query_id")["document"]
     if (sub.groupby("query_id")["document"].nunique(dropna=False) > 1).any():
         raise ConfigError(f"dataset {dataset!r}: a question has two different documents; pass one run's rows")
@@ -287,8 +293,9 @@ def _document_counts(sub: pd.DataFrame, dataset: str, n_resamples: int, seed: in
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, 0 where nothing was retrieved (as metrics.aggregate)."""
-    return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+    """``num / den``, 0 where nothing was retrieved (as metrics.aggregate)."""
+    out: np.ndarray = np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+    return out
 
 
 def _percentiles(delta: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 from sac.config import SacConfig
 from sac.errors import StoreError
-from sac.workspace import file_lock
+from sac.files import file_lock
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.config import Settings
 
 _persistent_client_lock = threading.Lock()
+# The imports of chromadb below are inside functions: chromadb takes seconds to load, and `import sac` (the CLI's
+# --help, the app's first page) must not wait for a store it may never open.
 
 
 def is_missing(err: Exception) -> bool:
@@ -17,21 +24,19 @@ def is_missing(err: Exception) -> bool:
     return "does not exist" in str(err) or type(err).__name__ == "NotFoundError"
 
 
-def make_client(config: SacConfig) -> Any:
+def make_client(config: SacConfig) -> ClientAPI:
     """``HttpClient`` when ``config.chroma_url`` is set, else ``PersistentClient`` under the workspace."""
-    import chromadb
-    from chromadb.config import Settings
+    import chromadb  # heavy: loaded when a store is first opened
+    from chromadb.config import DEFAULT_DATABASE, Settings  # heavy: as chromadb
 
     settings = Settings(anonymized_telemetry=False)
     if config.chroma_url:
-        from urllib.parse import urlparse
-
         url = urlparse(config.chroma_url)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise StoreError(f"SAC_CHROMA_URL must look like http://127.0.0.1:8000, got {config.chroma_url!r}")
         try:
             host, port, ssl = url.hostname, url.port or (443 if url.scheme == "https" else 8000), url.scheme == "https"
-            database = config.chroma_database or chromadb.DEFAULT_DATABASE
+            database = config.chroma_database or DEFAULT_DATABASE
             if config.chroma_database:
                 _ensure_database(host, port, ssl, settings, config.chroma_database)
             client = chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings, database=database)
@@ -55,12 +60,15 @@ def make_client(config: SacConfig) -> Any:
         raise StoreError(f"Cannot open the Chroma store in {path}: {type(err).__name__}: {err}") from err
 
 
-def _ensure_database(host: str, port: int, ssl: bool, settings: Any, name: str) -> None:
-    """Create the server's database ``name`` (one per matter) unless it exists. Clients that open a new matter at
-    once (two sessions, or shards on several machines) may all find it missing; the creations that lose the race
-    fail with "already exists", and count as opened when the database is there afterwards."""
-    import chromadb
-    from chromadb.errors import NotFoundError
+def _ensure_database(host: str, port: int, ssl: bool, settings: Settings, name: str) -> None:
+    """Create the server's database ``name`` (one per matter) unless it exists.
+
+    Clients that open a new matter at once (two sessions, or shards on several machines) may all find it missing;
+    the creations that lose the race fail with "already exists", and count as opened when the database is there
+    afterwards.
+    """
+    import chromadb  # heavy: loaded when a store is first opened
+    from chromadb.errors import NotFoundError  # heavy: as chromadb
 
     admin = chromadb.AdminClient(_server_settings(settings, host, port, ssl))
     try:
@@ -76,16 +84,16 @@ def _ensure_database(host: str, port: int, ssl: bool, settings: Any, name: str) 
 
 
 def drop_database(config: SacConfig) -> bool:
-    """Delete the server's database ``config.chroma_database`` and every collection in it (a matter's
-    removal); False when there is no server or no such database. Compacting the server's disk afterwards
-    is its operator's task (see README, "Deploying for a team")."""
+    """Delete the server's database ``config.chroma_database`` and every collection in it (a matter's removal).
+
+    False when there is no server or no such database. Compacting the server's disk afterwards is its operator's
+    task (docs/deploying.md, "Deletion that leaves nothing").
+    """
     if not (config.chroma_url and config.chroma_database):
         return False
-    from urllib.parse import urlparse
-
-    import chromadb
-    from chromadb.config import Settings
-    from chromadb.errors import NotFoundError
+    import chromadb  # heavy: loaded when a store is first opened
+    from chromadb.config import Settings  # heavy: as chromadb
+    from chromadb.errors import NotFoundError  # heavy: as chromadb
 
     url = urlparse(config.chroma_url)
     ssl = url.scheme == "https"
@@ -103,8 +111,9 @@ def drop_database(config: SacConfig) -> bool:
     return True
 
 
-def _server_settings(settings: Any, host: str, port: int, ssl: bool) -> Any:
-    from chromadb.config import Settings
+def _server_settings(settings: Settings, host: str, port: int, ssl: bool) -> Settings:
+    """``settings`` pointed at the Chroma server at ``host:port``, for an ``AdminClient``."""
+    from chromadb.config import Settings  # heavy: loaded when a store is first opened
 
     return Settings(**{**settings.model_dump(), "chroma_api_impl": "chromadb.api.fastapi.FastAPI",
                        "chroma_server_host": host, "chroma_server_http_port": port,
@@ -112,11 +121,14 @@ def _server_settings(settings: Any, host: str, port: int, ssl: bool) -> Any:
 
 
 def release_store(config: SacConfig) -> None:
-    """Close this process's embedded store of ``config`` (before its folder is deleted): chromadb keeps one System
-    per path, and one left open over a deleted folder fails on the next write ("readonly database")."""
+    """Close this process's embedded store of ``config``, before its folder is deleted.
+
+    chromadb keeps one System per path, and one left open over a deleted folder fails on the next write ("readonly
+    database").
+    """
     if config.chroma_url:
         return
-    from chromadb.api.shared_system_client import SharedSystemClient
+    from chromadb.api.shared_system_client import SharedSystemClient  # heavy: loaded when a store is first opened
 
     key = str(config.workspace / "chroma")
     with _persistent_client_lock:

@@ -16,34 +16,34 @@ files too. What does remove them (measured on chromadb 1.5 with a planted string
 3. ``scrub_hnsw`` (with the store closed): zero the unused neighbour slots of every persisted HNSW index.
    hnswlib allocates its link lists without clearing them and writes them whole, so bytes of whatever the process
    freed before (a removed document's text, say) can sit in unused slots of ``data_level0.bin`` and
-   ``link_lists.bin``: seen once in a long test run. Slots past a list's count are never read, so zeroing them
-   changes no search. ``length.bin`` (one norm per element) is written for the index's capacity, the first 100
-   elements of a new one: its entries past the element count are uncleared memory too (a test's planted code word
-   was found there once, after a removal) and are zeroed the same way.
+   ``link_lists.bin``. Slots past a list's count are never read, so zeroing them changes no search. ``length.bin``
+   (one norm per element) is written for the index's capacity, the first 100 elements of a new one: its entries
+   past the element count are uncleared memory too (a removed document's text can turn up there) and are zeroed
+   the same way.
 
 A Chroma server (``SAC_CHROMA_URL``) keeps its files on its own machine: compacting them is its operator's job.
 
 4. ``settle_collection``: not about removal, about the same write-ahead log. Records written since the HNSW segment
    last flushed live only in the log, and every process that opens the store adds them to its graph again, in
-   parallel, so two processes searching one unchanged index got different hits (17 of 13,174 (question, k) rows
-   of ContractNLI test, once at rank 1; on random vectors 41 of 300 queries; bench/README.md, "Summarizer v6").
-   Collections of fewer than 1,000 records never flush at all. Settling writes records back unchanged (upserts
-   of their own vectors, texts and metadata) until the log reaches the flush point: the whole graph is then on
-   disk and every process reads the same one (measured: 0 of 300 queries differ). The settling process itself
-   keeps searching the graph it holds in memory, which the rewrites changed otherwise than the one on disk (238 of
-   300 queries differed on 48,000 vectors); a caller that is its process's one user of the store closes and
-   reopens it to read the disk's graph (``sac.evaluation.runs.evaluate(reopen_store=True)``).
+   parallel, so two processes searching one unchanged index can get different hits (17 of 13,174 (question, k)
+   rows of ContractNLI test, once at rank 1; on random vectors 41 of 300 queries;
+   bench/notes/2026-12-02-summarizer-v6.md). Collections of fewer than 1,000 records never flush at all. Settling
+   writes records back unchanged (upserts of their own vectors, texts and metadata) until the log reaches the flush
+   point: the whole graph is then on disk and every process reads the same one (0 of those 300 queries differ).
+   The settling process itself keeps searching the graph it holds in memory, which the rewrites changed otherwise
+   than the one on disk (238 of 300 queries differed on 48,000 vectors; bench/notes/2026-12-03-settled-indexes.md);
+   a caller that is its process's one user of the store closes and reopens it to read the disk's graph
+   (``sac.usecases.evaluate.evaluate(reopen_store=True)``).
    A collection whose every search asks for all its records (the document collection of ``+docs``) need not be
    settled while its graph holds at most 2M + 1 elements (M = ``max_neighbors``, 16): no level-0 list (2M links)
    was ever full, so hnswlib pruned no link, every link runs both ways, and a search for every record (``ef`` at
    least the element count) reaches each one and gives its exact distance, whatever order the log was replayed
    in. That is the case settling costs most: about 1,000 / n upserts for n records, one id at most once per call;
-   a one-document corpus's build (three methods) took 44 s, 41 s of it settling, and takes 7 s without settling its
-   document collections (``bench/small_build.py``).
+   a one-document corpus's build (three methods) takes 44 s when it settles its document collections, 41 s of it
+   settling, and 7 s when it does not (bench/notes/2026-12-03-small-corpora.md).
    After settling a collection of a few hundred records, Chroma (1.5.9) records the flush at an earlier write than
-   the last (900 of 1,000 for 300 records), so up to one round of unchanged records is replayed, as updates, by each
-   process that opens the store. Measured on 300, 500, 700 and 900 random unit vectors (384 dimensions, this
-   module's HNSW settings): three fresh processes and exact search gave the same top 10 for all 300 queries each.
+   the last, so up to one round of unchanged records is replayed, as updates, by each process that opens the
+   store: updates that change nothing, so every process still searches the same graph.
 """
 
 from __future__ import annotations
@@ -53,20 +53,26 @@ import shutil
 import sqlite3
 import struct
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sac.index.store import ADD_BATCH
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.collection_configuration import CreateCollectionConfiguration
 
 _SEGMENT = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 PAGE = 5000
 
 
-def rewrite_collection(client: Any, name: str) -> int:
-    """Write collection ``name`` again from its own records, so nothing deleted from it stays in the store's
-    files (after ``vacuum_store``); returns the records written. The caller holds the collection's write lock."""
+def rewrite_collection(client: ClientAPI, name: str) -> int:
+    """Write collection ``name`` again from its own records; returns the records written.
+
+    Then nothing deleted from it stays in the store's files (after ``vacuum_store``). The caller holds the
+    collection's write lock."""
     col = client.get_collection(name, embedding_function=None)
     meta = dict(col.metadata or {})
-    hnsw = dict((col.configuration or {}).get("hnsw") or {})
+    hnsw = col.configuration.get("hnsw")
     ids: list[str] = []
     vectors: list[Any] = []
     texts: list[str | None] = []
@@ -76,27 +82,29 @@ def rewrite_collection(client: Any, name: str) -> int:
         got = col.get(include=["embeddings", "documents", "metadatas"], limit=PAGE, offset=offset)
         ids += got["ids"]
         vectors += list(got["embeddings"] if got["embeddings"] is not None else [])
-        texts += list(got["documents"] or [None] * len(got["ids"]))
-        metas += list(got["metadatas"] or [None] * len(got["ids"]))
+        texts += got["documents"] if got["documents"] else [None] * len(got["ids"])
+        metas += got["metadatas"] if got["metadatas"] else [None] * len(got["ids"])
         if len(got["ids"]) < PAGE:
             break
         offset += PAGE
     client.delete_collection(name)
-    configuration = {"hnsw": hnsw} if hnsw else None
+    configuration: CreateCollectionConfiguration | None = {"hnsw": hnsw} if hnsw else None
     new = client.create_collection(name, configuration=configuration, metadata={**meta, "sac_complete": False},
                                    embedding_function=None)
     has_texts = any(t is not None for t in texts)
     for i in range(0, len(ids), ADD_BATCH):
         new.add(ids=ids[i:i + ADD_BATCH], embeddings=vectors[i:i + ADD_BATCH],
                 metadatas=metas[i:i + ADD_BATCH] if all(metas[i:i + ADD_BATCH]) else None,
-                documents=texts[i:i + ADD_BATCH] if has_texts else None)
+                # Every record of a collection with texts has one (sac writes a text with each chunk, or none at all).
+                documents=cast("list[str]", texts[i:i + ADD_BATCH]) if has_texts else None)
     new.modify(metadata=meta)
     return len(ids)
 
 
 def vacuum_store(chroma_dir: Path) -> list[str]:
-    """Merge the full-text index, VACUUM ``chroma.sqlite3`` and remove HNSW folders of deleted segments;
-    returns the folders removed."""
+    """Merge the full-text index, VACUUM ``chroma.sqlite3`` and remove HNSW folders of deleted segments.
+
+    Returns the folders removed."""
     path = chroma_dir / "chroma.sqlite3"
     if not path.is_file():
         return []
@@ -123,9 +131,11 @@ _HEADER = struct.Struct("<iQQQQQQiIQQQdQ")
 
 
 def scrub_hnsw(segment_dir: Path) -> int:
-    """Zero the unused neighbour slots (and each list header's unused byte) and the norms past the element count in
-    one persisted HNSW index; returns the bytes zeroed. Raises ValueError, changing nothing, when the files do not
-    have the layout read here. Only for a closed store: a running one would write its own copy back."""
+    """Zero what one persisted HNSW index does not use; returns the bytes zeroed.
+
+    That is the unused neighbour slots (and each list header's unused byte) and the norms past the element count.
+    Raises ValueError, changing nothing, when the files do not have the layout read here. Only for a closed store:
+    a running one would write its own copy back."""
     header = (segment_dir / "header.bin").read_bytes()
     if len(header) < _HEADER.size:
         raise ValueError(f"{segment_dir / 'header.bin'}: {len(header)} bytes, expected at least {_HEADER.size}")
@@ -198,11 +208,12 @@ def scrub_store(chroma_dir: Path) -> int:
                if folder.is_dir() and _SEGMENT.fullmatch(folder.name) and (folder / "header.bin").is_file())
 
 
-def settle_collection(client: Any, name: str, store_dir: Path, *, read_whole: bool = False) -> int:
-    """Flush collection ``name``'s HNSW graph to disk whole (module docstring, 4); returns the unchanged records written
-    again (0 when nothing was waiting). ``read_whole``: every search of the collection asks for all its records, so
-    a graph too small for hnswlib to prune a link is left as it is. Embedded store only; the caller holds the
-    collection's write lock."""
+def settle_collection(client: ClientAPI, name: str, store_dir: Path, *, read_whole: bool = False) -> int:
+    """Flush collection ``name``'s HNSW graph to disk whole (module docstring, 4).
+
+    Returns the unchanged records written again (0 when nothing was waiting). ``read_whole``: every search of the
+    collection asks for all its records, so a graph too small for hnswlib to prune a link is left as it is.
+    Embedded store only; the caller holds the collection's write lock."""
     col = client.get_collection(name, embedding_function=None)
     hnsw = (col.configuration or {}).get("hnsw") or {}
     threshold = int(hnsw.get("sync_threshold") or 1000)
@@ -220,12 +231,13 @@ def settle_collection(client: Any, name: str, store_dir: Path, *, read_whole: bo
         return 0
     pad = threshold - waiting % threshold
     got = col.get(include=["embeddings", "documents", "metadatas"], limit=min(pad, ADD_BATCH))
-    if not got["ids"]:
+    embeddings = got["embeddings"]
+    if not got["ids"] or embeddings is None:
         return 0
     written = 0
     while written < pad:  # one id at most once per call: a small collection goes round again
         n = min(pad - written, len(got["ids"]))
-        col.upsert(ids=got["ids"][:n], embeddings=got["embeddings"][:n],
+        col.upsert(ids=got["ids"][:n], embeddings=embeddings[:n],
                    documents=got["documents"][:n] if got["documents"] else None,
                    metadatas=got["metadatas"][:n] if got["metadatas"] and all(got["metadatas"][:n]) else None)
         written += n
@@ -233,8 +245,10 @@ def settle_collection(client: Any, name: str, store_dir: Path, *, read_whole: bo
 
 
 def _never_pruned(segment_dir: Path, waiting: int, max_neighbors: int) -> bool:
-    """Whether a collection's graph holds at most 2M + 1 elements (its flushed ones, if any, plus every record waiting
-    in the log, an upper bound): then no level-0 list of 2M links was ever full and hnswlib pruned no link."""
+    """Whether a collection's graph holds at most 2M + 1 elements, so that hnswlib pruned no link.
+
+    Its flushed elements, if any, plus every record waiting in the log (an upper bound): with at most 2M + 1, no
+    level-0 list of 2M links was ever full."""
     elements = waiting
     header = segment_dir / "header.bin"
     if header.is_file():

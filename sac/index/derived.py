@@ -1,8 +1,10 @@
-"""Data derived from a lexical generation, kept on disk beside it, so that a new process reads it instead of
-making it again (the ``+names`` vocabulary, squashed texts and substring signatures, initials: 7.7-8.6 s on the 509
-distinct CUAD contracts, growing with the corpus, before the first routed question of every process; bench/kept.py;
-data made document by document are taken from the generation before where a document is unchanged, and the
-vocabulary is grown from that generation's when it only gained texts: ``LexicalIndex.previous``).
+"""Data derived from a lexical generation, kept on disk beside it, so that a new process reads it instead of making it.
+
+That is the ``+names`` vocabulary, squashed texts and substring signatures, and initials: seconds of work on a few
+hundred contracts, growing with the corpus, before the first routed question of every process
+(bench/notes/2026-12-04-names-derived-data-kept.md, measured with bench/kept.py). Data made document by document
+are taken from the generation before where a document is unchanged, and the vocabulary is grown from that
+generation's when it only gained texts (``LexicalIndex.previous``).
 
 A generation never changes once written (sac.index.lexical), so what is derived from it goes stale only when the
 code that derives it changes. Each kept file is named by its key and ``Keep.version``, a hash of that code's
@@ -23,13 +25,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-from sac.workspace import atomic_write
+from sac.files import atomic_write
 
 
 @dataclass(frozen=True)
 class Keep:
-    """How one kind of derived data is kept: ``write(value, binary file)``, ``read(path) -> value`` (raising
-    ``ValueError`` on a file it cannot use), and the version of the code that makes it."""
+    """How one kind of derived data is kept, and the version of the code that makes it.
+
+    ``write(value, binary file)``; ``read(path) -> value``, raising ``ValueError`` on a file it cannot use."""
 
     version: str
     write: Callable[[Any, IO[bytes]], object]
@@ -37,8 +40,9 @@ class Keep:
 
 
 def code_version(*modules: ModuleType) -> str:
-    """A short hash of the modules' source files: it changes whenever the code that derives the data does. Empty
-    when a source file cannot be read (a frozen install): then nothing is kept."""
+    """A short hash of the modules' source files: it changes whenever the code that derives the data does.
+
+    Empty when a source file cannot be read (a frozen install): then nothing is kept."""
     digest = hashlib.sha256()
     for module in modules:
         try:
@@ -49,8 +53,9 @@ def code_version(*modules: ModuleType) -> str:
 
 
 def kept(folder: Path | None, key: str, make: Callable[[], Any], keep: Keep) -> Any:
-    """``key``'s data for the generation in ``folder``: read from ``folder/derived`` when a file of this code
-    version is there, else made and written there (module docstring). Without a folder or a version, ``make()``."""
+    """``key``'s data for the generation in ``folder``, read from ``folder/derived`` or made and written there.
+
+    Read when a file of this code version is there (module docstring). Without a folder or a version, ``make()``."""
     if folder is None or not keep.version:
         return make()
     path = folder / "derived" / f"{key}-{keep.version}"

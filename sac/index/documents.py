@@ -1,7 +1,7 @@
 """The document-level collection of an index: one record per document, its summary's embedding, for routing.
 
 ``+docs<N>`` scores every document by the cosine of the question to its summary (and its best chunk, and BM25
-over its whole text; sac.retrieval.docfirst). The summary vectors live in a Chroma collection of their own beside
+over its whole text; sac.retrieval.document_ranking). The summary vectors live in a Chroma collection of their own beside
 the chunk collection, ``sacdoc_<digest of the index key>`` (not ``sac_``: ``list_indexes`` lists chunk collections),
 so a question reads D document scores from the store instead of embedding every summary in the process. Record:
 id = document id, embedding = the summary the document's chunks were embedded with (the stored version whose hash
@@ -15,20 +15,28 @@ so an interrupted refresh resumes) and deletes documents that left. ``Workbench.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sac.files import file_lock
 from sac.index.client import is_missing
-from sac.index.lexical import is_mirror, summary_of
-from sac.index.store import ADD_BATCH, Index, summary_hash
-from sac.workspace import file_lock
+from sac.index.lexical import forget, is_mirror, lexical_dir, summary_of
+from sac.index.records import summary_hash
+from sac.index.store import ADD_BATCH, Index
+from sac.protocols import Embedder
+from sac.summaries.store import SummaryStore
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
 
 PREFIX = "sacdoc_"
 
 
 def collection_name(index: Index) -> str:
+    """``sacdoc_<digest>``: the document collection's name, from its chunk collection's."""
     return PREFIX + index.key.collection_name.removeprefix("sac_")
 
 
@@ -38,9 +46,9 @@ class DocumentIndex:
     def __init__(self, index: Index) -> None:
         self.index = index
         self.name = collection_name(index)
-        self._collection: Any = None
+        self._collection: Collection | None = None
 
-    def _open(self) -> Any:
+    def _open(self) -> Collection:
         if self._collection is None:
             config = self.index.config
             with self.index.chroma(f"opening collection {self.name}"):
@@ -54,8 +62,9 @@ class DocumentIndex:
         return self._collection
 
     def _state(self) -> dict[str, Any]:
-        """The collection's metadata as the store holds it now (another process may have written it); empty when
-        there is no collection yet. Keeps the handle it read it through for the searches that follow."""
+        """The collection's metadata as the store holds it now (another process may have written it).
+
+        Empty when there is no collection yet. Keeps the handle it read it through for the searches that follow."""
         with self.index.chroma("reading the document collection's metadata"):
             try:
                 self._collection = self.index.client.get_collection(self.name, embedding_function=None)
@@ -71,7 +80,7 @@ class DocumentIndex:
         return bool(state.get("sac_complete")) and is_mirror(
             {"fingerprint": state.get("sac_fingerprint"), "count": state.get("sac_count", -1)}, self.index)
 
-    def refresh(self, summary_store: Any, strategy: str, embedder: Any) -> int:
+    def refresh(self, summary_store: SummaryStore, strategy: str, embedder: Embedder) -> int:
         """Mirror the chunk collection's documents and summaries; returns how many summaries were embedded."""
         index = self.index
         with file_lock(index.workspace / "locks" / f"{self.name}.lock"):
@@ -117,8 +126,9 @@ class DocumentIndex:
             self._open().modify(metadata=meta)
 
     def summary_scores(self, query_vector: np.ndarray, documents: int) -> dict[str, float]:
-        """Document id -> cosine of the question to its summary, for every document that has one (``documents``:
-        how many the index has, at least as many as the collection holds)."""
+        """Document id -> cosine of the question to its summary, for every document that has one.
+
+        ``documents``: how many the index has, at least as many as the collection holds."""
         col = self._open()
         if documents <= 0:
             return {}
@@ -134,9 +144,10 @@ class DocumentIndex:
             return any((c if isinstance(c, str) else c.name) == self.name for c in self.index.client.list_collections())
 
     def remove(self, doc_ids: Sequence[str], *, mirror: bool) -> int:
-        """Delete these documents' records; returns how many there were. With ``mirror`` (it was fresh before the
-        same documents left the chunk collection) it is marked as mirroring the chunk collection as it is now, so
-        the next search does not refresh it for nothing."""
+        """Delete these documents' records; returns how many there were.
+
+        With ``mirror`` (it was fresh before the same documents left the chunk collection) it is marked as
+        mirroring the chunk collection as it is now, so the next search does not refresh it for nothing."""
         with file_lock(self.index.workspace / "locks" / f"{self.name}.lock"):
             col = self._open()
             with self.index.chroma("deleting documents from the document collection"):
@@ -148,13 +159,16 @@ class DocumentIndex:
             return len(found)
 
     def drop(self) -> None:
+        """Delete the collection, if there is one."""
         if self.exists():
             with self.index.chroma(f"deleting collection {self.name}"):
                 self.index.client.delete_collection(self.name)
         self._collection = None
 
 
-def document_index(index: Index, summary_store: Any, *, strategy: str | None, embedder: Any) -> DocumentIndex | None:
+def document_index(
+    index: Index, summary_store: SummaryStore, *, strategy: str | None, embedder: Embedder,
+) -> DocumentIndex | None:
     """The document collection of ``index``, refreshed first if stale (None for indexes without summaries)."""
     if strategy is None:
         return None
@@ -162,3 +176,11 @@ def document_index(index: Index, summary_store: Any, *, strategy: str | None, em
     if not docs.is_fresh():
         docs.refresh(summary_store, strategy, embedder)
     return docs
+
+
+def drop_index(index: Index) -> None:
+    """Delete an index whole: its collection, its shard records, and the document collection and lexical indexes."""
+    index.drop()
+    DocumentIndex(index).drop()
+    forget(index)
+    shutil.rmtree(lexical_dir(index), ignore_errors=True)

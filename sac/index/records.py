@@ -1,5 +1,7 @@
-"""What one record of an index holds: the text that is embedded, the hashes of its inputs, and the fingerprint
-of a whole index's records (equal fingerprints mean identical records)."""
+"""What one record of an index holds: the text that is embedded and the hashes of its inputs.
+
+Also the fingerprint of a whole index's records (equal fingerprints mean identical records).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from sac.types import Chunk, text_hash
 _INPUT_HASHES = ("doc_hash", "summary_hash", "prefix_hash")
 
 
-def _wanted_records(
+def wanted_records(
     chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
     prefixes: Mapping[str, str],
 ) -> dict[str, tuple[Chunk, dict[str, Any]]]:
@@ -30,12 +32,12 @@ def _wanted_records(
     return wanted
 
 
-def _same_inputs(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+def same_inputs(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
     """Whether a stored record was embedded from the text ``wanted`` describes."""
     return all(stored.get(f) == wanted[f] for f in _INPUT_HASHES)
 
 
-def _fingerprint(
+def records_fingerprint(
     chunks: Sequence[Chunk], doc_hashes: Mapping[str, str], summaries: Mapping[str, str | None],
     prefixes: Mapping[str, str],
 ) -> str:
@@ -50,6 +52,7 @@ def _fingerprint(
 
 
 def summary_hash(summary: str | None) -> str:
+    """``text_hash`` of a summary or prefix; "" for none (a baseline record)."""
     return "" if summary is None else text_hash(summary)
 
 

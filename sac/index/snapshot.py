@@ -16,17 +16,23 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
 from sac.chunking.context import context_lines
-from sac.index.records import row_bounds
-from sac.index.store import Index, embedding_text, summary_hash
-from sac.retrieval.methods import Method
+from sac.index.records import embedding_text, row_bounds, summary_hash
+from sac.index.store import Index
+from sac.methods import MethodSpec
+from sac.summaries.store import SummaryStore
 from sac.types import Chunk, Span
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
+T = TypeVar("T")
 
 MAX_SNAPSHOTS_PER_CLIENT = 6  # a 100k-chunk MiniLM index is about 150 MB in memory
 
@@ -68,20 +74,21 @@ class IndexSnapshot:
         return self.derived("row_of", lambda: {cid: i for i, cid in enumerate(self.ids)})
 
     def chunk(self, row: int) -> Chunk:
+        """The chunk of row ``row``."""
         return Chunk(Span(self.doc_ids[row], int(self.starts[row]), int(self.ends[row])), self.texts[row])
 
-    def rows(self, doc_ids: Any) -> np.ndarray:
+    def rows(self, doc_ids: Iterable[str]) -> np.ndarray:
         """Row numbers of these documents' chunks."""
         bounds = self.doc_bounds
         parts = [np.arange(*bounds[d]) for d in doc_ids if d in bounds]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
 
-    def derived(self, key: str, make: Callable[[], Any]) -> Any:
+    def derived(self, key: str, make: Callable[[], T]) -> T:
         """``make()`` once per snapshot and key (BM25 models, summary vectors, ...)."""
         with self.lock:
             if key not in self.cache:
                 self.cache[key] = make()
-            return self.cache[key]
+            return cast(T, self.cache[key])
 
     def document_text(self, doc_id: str) -> str:
         """The document's text, rebuilt from its chunks (they tile it; overlaps are skipped)."""
@@ -94,15 +101,16 @@ class IndexSnapshot:
         return out
 
 
-_snapshots: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, int], IndexSnapshot]] = weakref.WeakKeyDictionary()
+_snapshots: weakref.WeakKeyDictionary[ClientAPI, OrderedDict[tuple[str, int], IndexSnapshot]] = weakref.WeakKeyDictionary()
 _snapshots_lock = threading.Lock()
 
 
-def snapshot(client: Any, index: Index, *, vectors: bool = True) -> IndexSnapshot:
+def snapshot(client: ClientAPI, index: Index, *, vectors: bool = True) -> IndexSnapshot:
     """The records of ``index`` (read through ``client``), cached per (client, collection, record count).
 
     ``vectors=False`` reads ids, spans and texts only (``+names`` needs the documents' text, not their vectors):
-    its ``vectors`` has no columns, and a later call that needs vectors reads the records again."""
+    its ``vectors`` has no columns, and a later call that needs vectors reads the records again.
+    """
     count = index.count()
     key = (index.key.collection_name, count)
     with _snapshots_lock:
@@ -137,7 +145,7 @@ def snapshot(client: Any, index: Index, *, vectors: bool = True) -> IndexSnapsho
     return snap
 
 
-def forget(client: Any, collection: str) -> None:
+def forget(client: ClientAPI, collection: str) -> None:
     """Drop the cached snapshot of ``collection`` (after its index was written)."""
     with _snapshots_lock:
         per_client = _snapshots.get(client)
@@ -146,9 +154,10 @@ def forget(client: Any, collection: str) -> None:
                 del per_client[old]
 
 
-def summary_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> dict[str, str]:
+def summary_texts(snap: IndexSnapshot, method: MethodSpec, summary_store: SummaryStore) -> dict[str, str]:
     """Document id -> the summary its records were embedded with (empty for the baseline)."""
-    if method.strategy is None:
+    strategy = method.strategy
+    if strategy is None:
         return {}
 
     def make() -> dict[str, str]:
@@ -158,18 +167,20 @@ def summary_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> di
             wanted = meta.get("summary_hash", "")
             if not wanted:
                 continue
-            for version in reversed(summary_store.history(str(meta["doc_hash"]), method.strategy)):
+            for version in reversed(summary_store.history(str(meta["doc_hash"]), strategy)):
                 if summary_hash(version.text) == wanted:
                     out[doc_id] = version.text
                     break
         return out
 
-    return snap.derived(f"summaries:{method.strategy}", make)
+    return snap.derived(f"summaries:{strategy}", make)
 
 
-def embedded_texts(snap: IndexSnapshot, method: Method, summary_store: Any) -> list[str]:
-    """Per row, the text that was embedded: summary, context lines (``+filename``, ``+sections``:
-    sac.chunking.context) and chunk text."""
+def embedded_texts(snap: IndexSnapshot, method: MethodSpec, summary_store: SummaryStore) -> list[str]:
+    """Per row, the text that was embedded: summary, context lines and chunk text.
+
+    The context lines are those of ``+filename`` and ``+sections`` (sac.chunking.context).
+    """
 
     def make() -> list[str]:
         summaries = summary_texts(snap, method, summary_store)

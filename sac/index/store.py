@@ -22,13 +22,18 @@ import numpy as np
 
 from sac.config import SacConfig
 from sac.errors import IndexIncompleteError, IndexNotBuiltError, SacError, StoreError
+from sac.files import file_lock
 from sac.index.client import describe_store, is_missing
-from sac.index.records import _fingerprint, _same_inputs, _wanted_records, embedding_text, summary_hash  # noqa: F401 - re-exported
+from sac.index.records import embedding_text, records_fingerprint, same_inputs, wanted_records
+from sac.index.shard_book import ShardBook, ShardStatus, index_complete
+from sac.protocols import Embedder
 from sac.types import Chunk, Hit, Span
-from sac.workspace import file_lock
 
 if TYPE_CHECKING:
-    from sac.index.shards import ShardStatus
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+    from chromadb.api.types import Include, Where
+    from chromadb.base_types import InclusionExclusionOperator, LiteralValue
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -39,6 +44,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True, slots=True)
 class IndexKey:
+    """What an index is of: a corpus, a method, an embedder and a chunking (``SacConfig.chunking_key``)."""
+
     corpus: str
     method: str
     embedder: str
@@ -46,10 +53,12 @@ class IndexKey:
 
     @property
     def collection_name(self) -> str:
+        """``sac_<hash of the key>``: a Chroma collection name for any corpus or method name."""
         digest = hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:24]
         return f"sac_{digest}"
 
     def as_dict(self) -> dict[str, str]:
+        """The four fields by name (the collection's metadata carries them, prefixed ``sac_``)."""
         return {"corpus": self.corpus, "method": self.method, "embedder": self.embedder, "chunking": self.chunking}
 
 
@@ -64,23 +73,29 @@ class IndexInfo:
 
     @property
     def corpus(self) -> str:
+        """The key's corpus."""
         return self.key.corpus
 
     @property
     def method(self) -> str:
+        """The key's method."""
         return self.key.method
 
     @property
     def embedder(self) -> str:
+        """The key's embedder."""
         return self.key.embedder
 
     @property
     def chunking(self) -> str:
+        """The key's chunking."""
         return self.key.chunking
 
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
+    """What one ``Index.sync`` did."""
+
     added: int  # chunks written (embedded, or copied from another index)
     deleted: int  # stale records removed
     kept: int  # records already up to date
@@ -90,10 +105,12 @@ class SyncReport:
     shipped: int = 0  # of ``added``: vectors the benchmark ships for the same text (``sac.embedding.seeds``)
 
     @property
-    def embedded(self) -> int:  # chunks that went through the embedder
+    def embedded(self) -> int:
+        """Chunks that went through the embedder."""
         return self.added - self.copied - self.shipped
 
     def describe(self) -> str:
+        """One line for a person: "12 chunks embedded, 3 copied from another index, 40 already indexed, 0 removed"."""
         copied = "".join(f", {n} copied from {of}" for n, of in ((self.copied, "another index"), (self.shipped, "shipped vectors")) if n)
         return f"{self.embedded} chunk{'s' * (self.embedded != 1)} embedded{copied}, {self.kept} already indexed, {self.deleted} removed"
 
@@ -101,14 +118,6 @@ class SyncReport:
 def write_lock(lock_dir: Path, name: str) -> AbstractContextManager[None]:
     """Serialise writers of one index across threads (app sessions) and processes (CLI runs)."""
     return file_lock(lock_dir / f"{name}.lock")
-
-
-def _complete(meta: Mapping[str, Any]) -> bool:
-    """An index's state from its collection metadata. Indexes built before the state was recorded count as
-    complete when their fingerprint (written only at the end of a build) is there."""
-    if "sac_complete" in meta:
-        return bool(meta["sac_complete"])
-    return bool(meta.get("sac_fingerprint"))
 
 
 MAX_RESULTS_PER_CALL = 8192  # queries x n_results per chromadb query call
@@ -121,15 +130,14 @@ TIE_MARGIN = 8
 class Index:
     """One chromadb collection for one (corpus, method, embedder, chunking)."""
 
-    def __init__(self, client: Any, key: IndexKey, config: SacConfig) -> None:
+    def __init__(self, client: ClientAPI, key: IndexKey, config: SacConfig) -> None:
         self.key = key
         self._client = client
         self._config = config
-        self._collection: Any = None
+        self._collection: Collection | None = None
 
     def _error(self, action: str, err: BaseException) -> StoreError:
-        """A one-line StoreError naming the store, the index and what failed (chromadb raises httpx,
-        sqlite and its own error types, none of which a caller can act on)."""
+        """A one-line StoreError naming the store, the index and what failed (for chromadb's many error types)."""
         where = describe_store(self._config)
         hint = (
             " Check that the server is running (`chroma run --path DIR --host 127.0.0.1 --port 8000`) and try "
@@ -152,7 +160,7 @@ class Index:
             raise self._error(action, err) from err
 
     # -- collection handling -------------------------------------------------------------
-    def _open(self, create: bool) -> Any:
+    def _open(self, create: bool) -> Collection:
         if self._collection is not None:
             return self._collection
         name = self.key.collection_name
@@ -184,10 +192,12 @@ class Index:
 
     @property
     def config(self) -> SacConfig:
+        """The settings the index was opened with."""
         return self._config
 
     @property
-    def client(self) -> Any:
+    def client(self) -> ClientAPI:
+        """The Chroma client the index reads and writes through."""
         return self._client
 
     def chroma(self, action: str) -> AbstractContextManager[None]:
@@ -200,6 +210,7 @@ class Index:
         return self._config.workspace
 
     def exists(self) -> bool:
+        """Whether the collection is in the store."""
         try:
             self._open(create=False)
             return True
@@ -207,28 +218,20 @@ class Index:
             return False
 
     def count(self) -> int:
+        """How many records the collection holds (0 when it does not exist)."""
         if not self.exists():
             return 0
         with self._chroma("counting records"):
             return int(self._open(create=False).count())
 
     def drop(self) -> None:
-        """Delete the collection, its shard records, its document collection and its lexical indexes."""
-        import shutil
-
-        from sac.index.documents import DocumentIndex
-        from sac.index.lexical import forget, lexical_dir
-        from sac.index.shards import ShardBook
-
+        """Delete the collection and its shard records (``sac.index.documents.drop_index`` drops all of it)."""
         if self.exists():
             with self._chroma("deleting the collection"):
                 self._client.delete_collection(self.key.collection_name)
         with self._chroma("deleting the shard records"):
             ShardBook(self._client, self.key.collection_name).drop()
         self._collection = None
-        DocumentIndex(self).drop()
-        forget(self)
-        shutil.rmtree(lexical_dir(self), ignore_errors=True)
 
     def records(self) -> dict[str, dict[str, Any]]:
         """All record ids with their metadata (paged, so large collections stay cheap)."""
@@ -251,7 +254,7 @@ class Index:
         chunks: Sequence[Chunk],
         doc_hashes: Mapping[str, str],
         summaries: Mapping[str, str | None],
-        embedder: Any,
+        embedder: Embedder,
         *,
         prefixes: Mapping[str, str] | None = None,
         progress: Progress | None = None,
@@ -265,13 +268,13 @@ class Index:
         prefixes = prefixes or {}
         with write_lock(self._config.workspace / "locks", self.key.collection_name):
             col = self._open(create=True)
-            fingerprint = _fingerprint(chunks, doc_hashes, summaries, prefixes)
+            fingerprint = records_fingerprint(chunks, doc_hashes, summaries, prefixes)
             if self._stored_fingerprint() == fingerprint and self.count() == len(chunks):
                 # Unchanged since the last complete sync: skip reading every record.
                 return SyncReport(added=0, deleted=0, kept=len(chunks), documents_changed=0)
-            wanted = _wanted_records(chunks, doc_hashes, summaries, prefixes)
+            wanted = wanted_records(chunks, doc_hashes, summaries, prefixes)
             existing = self.records()
-            stale = [rid for rid, meta in existing.items() if rid not in wanted or not _same_inputs(meta, wanted[rid][1])]
+            stale = [rid for rid, meta in existing.items() if rid not in wanted or not same_inputs(meta, wanted[rid][1])]
             stale_set = set(stale)
             todo = [rid for rid in wanted if rid not in existing or rid in stale_set]
             if stale or todo:
@@ -294,7 +297,7 @@ class Index:
             )
 
     def _write_copied(
-        self, col: Any, borrowed: Mapping[str, np.ndarray], wanted: Mapping[str, tuple[Chunk, dict[str, Any]]],
+        self, col: Collection, borrowed: Mapping[str, np.ndarray], wanted: Mapping[str, tuple[Chunk, dict[str, Any]]],
         total: int, progress: Progress | None,
     ) -> None:
         """Write records whose vector another index already holds (same embedder, same text): nothing to embed."""
@@ -312,15 +315,18 @@ class Index:
                 progress(i + len(ids), total)
 
     def _embed_and_write(
-        self, col: Any, records: Sequence[tuple[Chunk, dict[str, Any]]], summaries: Mapping[str, str | None],
-        prefixes: Mapping[str, str], embedder: Any, done_before: int, progress: Progress | None,
+        self, col: Collection, records: Sequence[tuple[Chunk, dict[str, Any]]], summaries: Mapping[str, str | None],
+        prefixes: Mapping[str, str], embedder: Embedder, done_before: int, progress: Progress | None,
     ) -> None:
-        """Embed ``records`` batch by batch and write them. Batch N is written to chromadb on a second thread
-        while batch N + 1 is embedded, so the HNSW inserts of a large index do not stall the embedder. One
-        write at a time, in order; a failed write stops the loop before the next one starts."""
+        """Embed ``records`` batch by batch and write them.
+
+        Batch N is written to chromadb on a second thread while batch N + 1 is embedded, so the HNSW inserts of a
+        large index do not stall the embedder. One write at a time, in order; a failed write stops the loop before
+        the next one starts.
+        """
         total = done_before + len(records)
 
-        def write(i: int, batch: Sequence[tuple[Chunk, dict[str, Any]]], vectors: Any) -> int:
+        def write(i: int, batch: Sequence[tuple[Chunk, dict[str, Any]]], vectors: np.ndarray) -> int:
             with self._chroma(f"writing records {i + 1}-{i + len(batch)} of {len(records)}"):
                 col.upsert(
                     ids=[c.chunk_id for c, _ in batch],
@@ -354,16 +360,13 @@ class Index:
     # -- a sharded build (written by sac.index.shards.sync_shard) --------------------------
     def shard_status(self) -> ShardStatus:
         """The records of a sharded build of this index: which shards finished, for which corpus version."""
-        from sac.index.shards import ShardBook
-
         with self._chroma("reading the shard records"):
             return ShardBook(self._client, self.key.collection_name).status()
 
     def _borrow(self, wanted: Mapping[str, Mapping[str, Any]]) -> dict[str, np.ndarray]:
-        """Vectors for records of ``wanted`` (chunk id -> metadata) that another index of this corpus and
-        embedder already holds with the same embedded text.
+        """Vectors of records of ``wanted`` (chunk id -> metadata) that an index of this corpus and embedder holds.
 
-        A chunk id fixes the span, and equal document, summary and prefix hashes fix the rest of the
+        Only vectors of the same embedded text: a chunk id fixes the span, and equal document, summary and prefix hashes fix the rest of the
         text, so such a vector is exactly what embedding would give. Baseline and ``+merge`` indexes
         share their unmerged chunks, and an index whose summaries match another's for some documents
         (a mixed summary set, a strategy copied from another) embeds only the documents that differ.
@@ -382,11 +385,12 @@ class Index:
                     # Metadata first: most donors (a baseline beside a SAC index) match nothing, and their
                     # vectors are most of what reading them would cost.
                     got = donor.get(ids=ids[i : i + ADD_BATCH], include=["metadatas"])
-                    same = [rid for rid, meta in zip(got["ids"], got["metadatas"], strict=True)
+                    same = [rid for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=True)
                             if all((meta or {}).get(f) == wanted[rid][f] for f in ("doc_hash", "summary_hash", "prefix_hash"))]
                     if same:
                         vectors = donor.get(ids=same, include=["embeddings"])
-                        for rid, vector in zip(vectors["ids"], vectors["embeddings"], strict=True):
+                        embeddings = vectors["embeddings"]
+                        for rid, vector in zip(vectors["ids"], embeddings if embeddings is not None else [], strict=True):
                             found[rid] = np.asarray(vector, dtype=np.float32)
         return found
 
@@ -399,8 +403,7 @@ class Index:
         return str(self._stored_metadata().get("sac_fingerprint", ""))
 
     def fingerprint(self) -> str:
-        """What the last complete sync wrote (empty while a sync runs, after one stopped part-way, after a
-        removal of documents, and for a missing index)."""
+        """What the last complete sync wrote; empty during a sync, after one stopped part-way or a removal, or no index."""
         return self._stored_fingerprint() if self.exists() else ""
 
     def _set_fingerprint(self, value: str, *, complete: bool) -> None:
@@ -412,10 +415,7 @@ class Index:
             self._open(create=True).modify(metadata=meta)
 
     def is_complete(self) -> bool:
-        """Whether the index exists and its last build ran to the end, or every shard of a sharded build
-        finished for one corpus version (read from the store, not a cache)."""
-        from sac.index.shards import index_complete
-
+        """Whether it exists and its last build, or every shard of a sharded one for one corpus version, ran to the end."""
         if not self.exists():
             return False
         with self._chroma("reading the shard records"):
@@ -457,8 +457,7 @@ class Index:
 
     # -- reading -----------------------------------------------------------------------
     def search(self, query_vectors: np.ndarray, k: int, *, where: Mapping[str, Any] | None = None) -> list[list[Hit]]:
-        """Top-k hits per query vector (rows of ``query_vectors``), best first; score = cosine similarity; exact ties
-        in document id and offset order (``TIE_MARGIN``)."""
+        """Top-k hits per row of ``query_vectors``, best first, scored by cosine; exact ties by document, offset (``TIE_MARGIN``)."""
         col = self._open(create=False)
         with self._chroma("counting records"):
             n = int(col.count())
@@ -467,7 +466,7 @@ class Index:
         vectors = np.asarray(query_vectors, dtype=np.float32)
         n_results = min(k + TIE_MARGIN, n)
         # chromadb reads the results' records in one SQL statement: queries x n_results must stay under
-        # SQLite's variable limit (859 questions x 64 failed with "too many SQL variables").
+        # SQLite's variable limit (859 questions x 64 results exceed it: "too many SQL variables").
         step = max(1, MAX_RESULTS_PER_CALL // n_results)
         metas_all: list[Any] = []
         docs_all: list[Any] = []
@@ -496,7 +495,7 @@ class Index:
         if doc_ids is not None and not doc_ids:
             return [], [], []
         col = self._open(create=False)
-        where = {"doc_id": {"$in": list(doc_ids)}} if doc_ids is not None else None
+        where = _of_documents(doc_ids) if doc_ids is not None else None
         ids: list[str] = []
         metas: list[dict[str, Any]] = []
         texts: list[str] = []
@@ -535,14 +534,16 @@ class Index:
         return [Chunk(Span(str(metas[i]["doc_id"]), int(metas[i]["start"]), int(metas[i]["end"])), texts[i] or "")
                 for i in (got["at"][rid] for rid in ids)]
 
-    def _get_by_ids(self, ids: Sequence[str], include: list[str], action: str) -> dict[str, Any]:
-        """The ``include`` fields of these records, read by id ``READ_BATCH`` at a time (one read of more ids
-        than SQLite has variables fails), with ``at``: each id's position in the lists."""
+    def _get_by_ids(self, ids: Sequence[str], include: Include, action: str) -> dict[str, Any]:
+        """The ``include`` fields of these records, with ``at``: each id's position in the lists.
+
+        Read by id ``READ_BATCH`` at a time: one read of more ids than SQLite has variables fails.
+        """
         unique = list(dict.fromkeys(ids))
         got: dict[str, Any] = {"ids": [], **{field: [] for field in include}}
         for i in range(0, len(unique), READ_BATCH):
             with self._chroma(action):
-                part = self._open(create=False).get(ids=unique[i : i + READ_BATCH], include=include)
+                part: Mapping[str, Any] = self._open(create=False).get(ids=unique[i : i + READ_BATCH], include=include)
             got["ids"].extend(part["ids"])
             for field in include:
                 got[field].extend(part[field] if part[field] is not None else [])
@@ -554,7 +555,7 @@ class Index:
     def all_embeddings(self, doc_ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, list[dict[str, Any]], list[str]]:
         """Ids, embeddings, metadata and chunk texts (for exact-search checks and the embedding map)."""
         col = self._open(create=False)
-        where = {"doc_id": {"$in": list(doc_ids)}} if doc_ids else None
+        where = _of_documents(doc_ids) if doc_ids else None
         ids: list[str] = []
         vecs: list[np.ndarray] = []
         metas: list[dict[str, Any]] = []
@@ -575,10 +576,14 @@ class Index:
         return ids, matrix, metas, texts
 
 
-def list_indexes(client: Any) -> list[IndexInfo]:
-    """Every sac collection in the store with its key and record count."""
-    from sac.index.shards import index_complete
+def _of_documents(doc_ids: Sequence[str]) -> Where:
+    """The Chroma filter that keeps the records of these documents."""
+    values: dict[InclusionExclusionOperator, list[LiteralValue]] = {"$in": list(doc_ids)}
+    return {"doc_id": values}
 
+
+def list_indexes(client: ClientAPI) -> list[IndexInfo]:
+    """Every sac collection in the store with its key and record count."""
     out = []
     try:
         for col in client.list_collections():

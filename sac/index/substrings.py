@@ -1,7 +1,8 @@
 """Which of many texts hold a string, exactly, without reading them all.
 
 ``+names`` names the documents whose squashed text quotes a title or a company name ("bellringbrandsinc");
-reading every document's text for that costs about 0.26 ms per MB and key, so it grew with the corpus. Here each
+reading every document's text for that costs about 0.26 ms per MB and key, growing with the corpus
+(bench/notes/2026-12-04-names-substring-signatures.md). Here each
 text gets a fixed-size signature: one bit per 4-byte piece (UTF-8) it holds, hashed into ``BITS`` bits. A
 string's candidates are the texts whose signature has the bit of every piece of the string; two pieces can share
 a bit, so that is a superset of the answer, and only the candidates are read. The answer is exact.
@@ -44,6 +45,8 @@ def signatures_of(texts: Sequence[str]) -> np.ndarray:
 
 
 class SubstringIndex:
+    """Texts with their substring signatures: which texts can hold a key, found without scanning every text."""
+
     def __init__(self, texts: Sequence[str], signatures: np.ndarray | None = None) -> None:
         self.texts = texts
         self.signatures = signatures_of(texts) if signatures is None else signatures

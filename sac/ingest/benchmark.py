@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from sac.errors import CorpusError, NotABenchmarkError
 from sac.ingest.archives import _benchmark_root, _open_zip, _zip_members, _ZipLimits
@@ -166,7 +165,7 @@ def _build_dataset(
     return Dataset(name=name, documents=documents, queries=tuple(queries))
 
 
-def _check_snippet(snippet: Any, j: int, at: str, corpus: Mapping[str, str]) -> Span:
+def _check_snippet(snippet: object, j: int, at: str, corpus: Mapping[str, str]) -> Span:
     at = f"{at}, snippet {j}"
     if not isinstance(snippet, dict):
         raise CorpusError(f"{at}: expected an object, got {type(snippet).__name__}")

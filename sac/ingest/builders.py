@@ -1,4 +1,4 @@
-"""Deterministic builders of full-size LegalBench-RAG-style benchmarks from the source datasets.
+r"""Deterministic builders of full-size LegalBench-RAG-style benchmarks from the source datasets.
 
 ``build_cuad`` reads ``<sources>/cuad_v1`` (contracts and ``master_clauses.csv``), ``build_contractnli``
 ``<sources>/contractnli/{test,dev}.json``. Both write the LegalBench-RAG layout, one dataset per split::
@@ -21,7 +21,7 @@ Title styles, one per output folder: ``firstpage`` names the document and partie
 them; ``filename`` names filer and document type as the file name does (how users who see a file list
 speak). Documents and gold spans are the same in both; only the query wording differs. Tags per test:
 ``titles:<style>``, ``split:<split>``, ``identifiable``/``unidentifiable`` (sac.ingest.identifiable) and
-``clause:<category>`` or ``hypothesis:<id>``. Texts are exact UTF-8 (``\\r\\n`` would become ``\\n``, as
+``clause:<category>`` or ``hypothesis:<id>``. Texts are exact UTF-8 (``\r\n`` would become ``\n``, as
 in the pool loader; the sources have none), so ``corpus[file][start:end] == answer`` holds for what the
 loader reads. Same inputs give byte-identical output: everything is sorted, nothing records a time.
 """
@@ -38,14 +38,15 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import unquote
 
 from sac.errors import ConfigError, CorpusError
-from sac.evaluation import metrics
 from sac.ingest.benchmark_questions import CONTRACTNLI_QUESTIONS, CUAD_QUESTIONS
 from sac.ingest.identifiable import DOCTYPE_WORDS, as_text, identifiable, name_words
-from sac.types import Span
+from sac.types import Span, merge_spans
+
+_Item = TypeVar("_Item", bound=tuple[Any, ...])  # a source document: (name, text, what else the builder needs)
 
 TITLE_STYLES: tuple[str, ...] = ("firstpage", "filename")
 SPLITS: tuple[str, ...] = ("dev", "test")
@@ -83,8 +84,10 @@ class Title(NamedTuple):
 
 @dataclass(frozen=True)
 class BuildReport:
-    """What one build wrote (per split) and dropped. Duplicate, ambiguous and unlabelled documents are
-    counted over the whole source, before ``files``/``limit``; quotes and questions over the built ones."""
+    """What one build wrote (per split) and dropped.
+
+    Duplicate, ambiguous and unlabelled documents are counted over the whole source, before ``files``/``limit``;
+    quotes and questions over the built ones."""
 
     dataset: str
     titles: str
@@ -126,6 +129,7 @@ def build_cuad(sources: Path, out: Path, *, titles: str, limit: int | None = Non
             sample, so both splits get some); None keeps all.
         files: keep only these file names (before ``limit``); each must be a kept document.
         keep_partial: keep a question with the quotes that were located once instead of dropping it.
+
     Raises:
         ConfigError: bad ``titles``/``limit``, or ``out`` already holds the other title style.
         CorpusError: the sources are missing or unreadable.
@@ -164,8 +168,8 @@ def build_contractnli(sources: Path, out: Path, *, titles: str, limit: int | Non
     """
     _check_args(titles, limit)
     paths = [Path(sources) / "contractnli" / f"{part}.json" for part in ("test", "dev")]
-    records: dict[str, dict] = {}
-    labels: dict[str, dict] = {}
+    records: dict[str, dict[str, Any]] = {}
+    labels: dict[str, dict[str, Any]] = {}
     for path in paths:
         payload = _read_json(path)
         labels.update(payload.get("labels") or {})
@@ -185,9 +189,9 @@ def split_of(text: str) -> str:
     return SPLITS[hashlib.sha256(text.encode("utf-8")).digest()[0] % 2]
 
 
-def merge_spans(spans: Iterable[tuple[int, int]], gap: int = MERGE_GAP) -> list[tuple[int, int]]:
+def merged_ranges(spans: Iterable[tuple[int, int]], gap: int = MERGE_GAP) -> list[tuple[int, int]]:
     """Sort one document's spans and merge those that overlap or lie at most ``gap`` characters apart."""
-    return [(s.start, s.end) for s in metrics.merge_spans((Span("", a, b) for a, b in spans), gap=gap)]
+    return [(s.start, s.end) for s in merge_spans((Span("", a, b) for a, b in spans), gap=gap)]
 
 
 def hypothesis_question(hypothesis: str) -> str:
@@ -201,9 +205,10 @@ def hypothesis_question(hypothesis: str) -> str:
 
 
 def cuad_filename_title(file_name: str) -> Title:
-    """Filer and document type as a CUAD file name gives them, the filer spelt as the file does (often
-    squashed): "BELLRINGBRANDS,INC_02_07_2020-EX-10.18-MASTER SUPPLY AGREEMENT.txt" -> "the Master Supply
-    Agreement of BELLRINGBRANDS,INC"."""
+    """Filer and document type as a CUAD file name gives them, the filer spelt as the file does (often squashed).
+
+    "BELLRINGBRANDS,INC_02_07_2020-EX-10.18-MASTER SUPPLY AGREEMENT.txt" -> "the Master Supply Agreement of
+    BELLRINGBRANDS,INC"."""
     stem = file_name[:-4] if file_name.lower().endswith(".txt") else file_name
     patterns = (r"^(?P<filer>.+?)_\d{8}_.*?_\d+_EX[^_]*_(?P<doc>.*)$",  # Filer_YYYYMMDD_FORM_EX-n_id_EX-n_Type
                 r"^(?P<filer>.+?)_\d\d_\d\d_\d{4}-EX[^-]*-[^-]*-(?P<doc>.*)$",  # FILER_MM_DD_YYYY-EX-n-TYPE
@@ -231,8 +236,9 @@ def cuad_firstpage_title(row: dict[str, str], text: str) -> Title:
 
 
 def contractnli_filename_title(file_name: str) -> Title:
-    """Name and document type as a ContractNLI file name gives them: "NDA_Acme.txt" -> "Acme's Non-Disclosure
-    Agreement"; with no name in the file name, the file name itself ("the NDA V3")."""
+    """Name and document type as a ContractNLI file name gives them: "NDA_Acme.txt" -> "Acme's Non-Disclosure Agreement".
+
+    With no name in the file name, the file name itself ("the NDA V3")."""
     stem = unquote(re.sub(r"(\.htm)?\.txt$", "", file_name.strip()))
     words = [w for w in re.split(r"[\s_\-]+", stem) if w]
     squashed = _squash(stem)
@@ -247,7 +253,8 @@ def contractnli_filename_title(file_name: str) -> Title:
 
 
 def contractnli_firstpage_title(text: str) -> Title:
-    """Heading and parties from the head of an NDA: "the Mutual Non-Disclosure Agreement between A and B",
+    """Heading and parties from the head of an NDA: "the Mutual Non-Disclosure Agreement between A and B".
+
     "A's Non-Disclosure Agreement" when one party is named, or the heading alone."""
     lines = [line.strip() for line in text[:4000].splitlines() if line.strip()][:15]
     lines = [line for line in lines if not line.lower().startswith("exhibit")] or ["Agreement"]
@@ -368,12 +375,12 @@ def _cuad_doc(name: str, text: str, row: dict[str, str], titles: str, keep_parti
         if not spans or (len(spans) < len(quotes) and not keep_partial):
             counts["dropped"] += 1
             continue
-        tests.append((question, tuple(merge_spans(spans)), f"clause:{category}"))
+        tests.append((question, tuple(merged_ranges(spans)), f"clause:{category}"))
     title = cuad_firstpage_title(row, text) if titles == "firstpage" else cuad_filename_title(name)
     return _Doc(name, text, title, tuple(tests))
 
 
-def _contractnli_doc(name: str, text: str, record: dict, labels: dict[str, dict], titles: str) -> _Doc:
+def _contractnli_doc(name: str, text: str, record: dict[str, Any], labels: dict[str, dict[str, Any]], titles: str) -> _Doc:
     tests = []
     annotations = record["annotation_sets"][0]["annotations"] if record.get("annotation_sets") else {}
     for hid in sorted(annotations, key=lambda h: (len(h), h)):  # nda-1 < nda-2 < nda-10
@@ -381,7 +388,7 @@ def _contractnli_doc(name: str, text: str, record: dict, labels: dict[str, dict]
         if annotations[hid].get("choice") not in ("Entailment", "Contradiction") or not evidence:
             continue
         question = CONTRACTNLI_QUESTIONS.get(hid) or hypothesis_question(labels.get(hid, {}).get("hypothesis", hid))
-        spans = merge_spans(tuple(record["spans"][i]) for i in evidence)
+        spans = merged_ranges(tuple(record["spans"][i]) for i in evidence)
         tests.append((question, tuple(spans), f"hypothesis:{hid}"))
     title = contractnli_firstpage_title(text) if titles == "firstpage" else contractnli_filename_title(name)
     return _Doc(name, text, title, tuple(tests))
@@ -428,7 +435,7 @@ def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], report: Build
     return report
 
 
-def _split_tests(name: str, split: str, titles: str, members: list[_Doc]) -> list[dict]:
+def _split_tests(name: str, split: str, titles: str, members: list[_Doc]) -> list[dict[str, Any]]:
     pool = [as_text(d.text) for d in members]
     cache: dict[str, int] = {}
     tests = []
@@ -467,7 +474,7 @@ def _read_text(path: Path) -> str:
         raise CorpusError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         payload = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
@@ -482,8 +489,9 @@ def _normalize(text: str) -> str:
 
 
 def _master_rows(path: Path) -> dict[str, dict[str, str]]:
-    """master_clauses.csv rows keyed by a file-name key that survives the csv's spelling of the name
-    ("A&R" vs the file's "A_R", a trailing space, ".PDF")."""
+    """master_clauses.csv rows keyed by a file-name key that survives the csv's spelling of the name.
+
+    The csv writes "A&R" for the file's "A_R", adds a trailing space or ".PDF"."""
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             return {_file_key(row["Filename"]): row for row in csv.DictReader(handle)}
@@ -514,9 +522,10 @@ def _dedupe(items: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], in
     return [(name, text) for text, name in first.items()], len(items) - len(first)
 
 
-def _select(items: list, files: Collection[str] | None, limit: int | None) -> list:
-    """The (name, text, ...) items named in ``files`` (all when None), then the first ``limit`` of them in
-    sha256-of-text order, in name order."""
+def _select(items: list[_Item], files: Collection[str] | None, limit: int | None) -> list[_Item]:
+    """The (name, text, ...) items named in ``files`` (all when None), then the first ``limit`` of them.
+
+    The first in sha256-of-text order, returned in name order."""
     if files is not None:
         missing = sorted(set(files) - {it[0] for it in items})
         if missing:

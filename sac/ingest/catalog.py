@@ -1,7 +1,7 @@
 """Which corpora the app can work on, and where their documents and queries come from.
 
 - the bundled demo benchmark (``data/demo``): one corpus per dataset, named like the CLI names it
-  (``sac.evaluation.runs.corpus_name("demo", dataset)``: ``demo-cuad``, ``demo-contractnli``), so the app and
+  (``sac.ingest.catalog.corpus_name("demo", dataset)``: ``demo-cuad``, ``demo-contractnli``), so the app and
   ``python -m sac`` share indexes;
 - LegalBench-RAG benchmarks uploaded as zips, saved as folders ``<workspace>/benchmarks/<name>/``
   (``corpus/<dataset>/...`` and ``benchmarks/<dataset>.json``), corpus names ``<name>-<dataset>``;
@@ -15,14 +15,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sac.errors import ConfigError, CorpusError
+from sac.files import atomic_write_text, safe_name
 from sac.ingest.benchmark import load_benchmark
-from sac.types import Dataset
-from sac.workspace import Workspace, atomic_write_text, safe_name
+from sac.types import Dataset, text_hash
+from sac.workspace import Workspace
 
 
 def dataset_corpus(benchmark: str, dataset: str) -> str:
     """The corpus (index) name of a benchmark's dataset: ``<benchmark folder name>-<dataset>``."""
     return f"{benchmark}-{dataset}"
+
+
+def corpus_name(benchmark: str, dataset: Dataset, base: str | None = None) -> str:
+    """Index name of a dataset's corpus (``base``, by default ``<benchmark>-<dataset>``).
+
+    A distractor pool gets its own indexes, keyed by its content."""
+    base = base or dataset_corpus(benchmark, dataset.name)
+    if not dataset.distractors:
+        return base
+    digest = text_hash("\n".join(sorted(d.doc_id + ":" + d.content_hash for d in dataset.distractors)))
+    return f"{base}+pool{len(dataset.distractors)}-{digest[:8]}"
 
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
@@ -43,6 +55,7 @@ class CorpusEntry:
 
     @property
     def label(self) -> str:
+        """How a corpus picker shows the entry: "demo-cuad (benchmark demo, dataset cuad)"."""
         if self.kind == "upload":
             return f"{self.name} (uploaded documents)"
         return f"{self.name} (benchmark {self.benchmark}, dataset {self.dataset})"
@@ -50,6 +63,7 @@ class CorpusEntry:
 
 
 def benchmarks_dir(workspace: Workspace) -> Path:
+    """Where uploaded benchmarks live in a workspace."""
     return workspace.root / "benchmarks"
 
 
@@ -85,6 +99,7 @@ def list_corpora(workspace: Workspace, demo_dir: Path = DEMO_DIR) -> list[Corpus
 
 
 def find_corpus(entries: list[CorpusEntry], name: str) -> CorpusEntry:
+    """The entry named ``name``; a ConfigError listing the known names when there is none."""
     for entry in entries:
         if entry.name == name:
             return entry

@@ -31,9 +31,10 @@ DOCTYPE_WORDS = {"agreement", "agreements", "agmt", "nda", "mnda", "cda", "non",
 
 
 def name_words(name: str, digits: bool = False) -> list[str]:
-    """A name's words, case-folded, without legal forms and document-type words: letters only ("N2KINC" -> "n",
-    "kinc"), or with ``digits`` as written, digits kept inside words ("n2k"), numbers and ordinals dropped ("2006",
-    "1st")."""
+    """A name's words, case-folded, without legal forms and document-type words.
+
+    Letters only ("N2KINC" -> "n", "kinc"), or with ``digits`` as written, digits kept inside words ("n2k"),
+    numbers and ordinals dropped ("2006", "1st")."""
     words = [w for w in re.split(r"[\W_]+" if digits else r"[^\w]|[\d_]", name.casefold())
              if w and not re.fullmatch(r"\d+(st|nd|rd|th)?", w)]
     words = [re.sub(r"(?<=[a-z\d]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]  # "AcmeInc"
@@ -41,10 +42,11 @@ def name_words(name: str, digits: bool = False) -> list[str]:
 
 
 def identifiable_names(names: Sequence[str]) -> list[str]:
-    """The tokens of a title's names that could identify its document: each name without legal forms
-    and document-type words, case-folded, letters only, whole ("papajohnsinternational") and word by
-    word ("papa", "john", "international"); where a name writes digits inside its words, also with them
-    ("n2k", "on2technologies"); 3+ characters."""
+    """The tokens of a title's names that could identify its document, 3+ characters.
+
+    Each name without legal forms and document-type words, case-folded, letters only, whole
+    ("papajohnsinternational") and word by word ("papa", "john", "international"); where a name writes digits
+    inside its words, also with them ("n2k", "on2technologies")."""
     tokens: set[str] = set()
     for name in names:
         for words in (name_words(name), name_words(name, digits=True)):
@@ -53,6 +55,8 @@ def identifiable_names(names: Sequence[str]) -> list[str]:
 
 
 class DocText(NamedTuple):
+    """A document's text in the forms ``occurs`` searches."""
+
     spaced: str  # " word word ... " (case-folded, non-letters as spaces)
     squashed: str  # letters only
     joined: str  # its words (letters and digits) run together: "go call 1st" -> "gocall1st"
@@ -60,6 +64,7 @@ class DocText(NamedTuple):
 
 
 def as_text(text: str) -> DocText:
+    """``text`` in the forms ``occurs`` searches (``DocText``)."""
     spaced = "".join(ch if ch.isalpha() else " " for ch in text.casefold())
     words = re.findall(r"[^\W_]+", text.casefold())
     bounds, at = {0}, 0
@@ -70,7 +75,9 @@ def as_text(text: str) -> DocText:
 
 
 def occurs(token: str, text: DocText) -> bool:
-    """A whole word; a run of whole words written apart, digits kept ("gocall" in "Go Call, Inc.", "azulsa" in
+    """Whether ``token`` occurs in ``text`` as a word, a run of words, or (8+ letters) a squashed run.
+
+    A whole word; a run of whole words written apart, digits kept ("gocall" in "Go Call, Inc.", "azulsa" in
     "Azul S.A.", "n2k" in "N2K Inc.", not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run
     anywhere ("bellringbrands" in "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in
     "intellectual")."""
@@ -85,8 +92,10 @@ def occurs(token: str, text: DocText) -> bool:
 
 
 def identifiable(names: Sequence[str], own: DocText, pool: Sequence[DocText], cache: dict[str, int]) -> bool:
-    """True when a token of ``names`` occurs in the document (``own``) and in at most IDENTIFIABLE_MAX_DOCS
-    documents of the pool (the split's documents, its own included). ``cache`` keeps each token's count."""
+    """True when a token of ``names`` occurs in the document (``own``) and in few documents of the pool.
+
+    At most IDENTIFIABLE_MAX_DOCS documents of the pool (the split's documents, its own included). ``cache`` keeps
+    each token's count."""
     for token in identifiable_names(names):
         if occurs(token, own):
             if token not in cache:

@@ -1,5 +1,4 @@
-"""Distractor pools: many look-alike documents around a benchmark's own.
-"""
+"""Distractor pools: many look-alike documents around a benchmark's own."""
 
 from __future__ import annotations
 
@@ -105,8 +104,10 @@ def _contractnli_documents(path: Path) -> list[Document]:
 
 
 def attach_pool(datasets: Sequence[Dataset], sources: Sequence[Path]) -> list[Dataset]:
-    """``datasets`` with the distractor documents of ``sources`` added to each (the benchmark's own documents,
-    and copies of them, left out); unchanged when ``sources`` is empty. The CLI and the Evaluate page use it."""
+    """``datasets`` with the distractor documents of ``sources`` added to each; unchanged when ``sources`` is empty.
+
+    The benchmark's own documents, and copies of them, are left out of the pool. The CLI and the Evaluate page use
+    it."""
     if not sources:
         return list(datasets)
     pool = tuple(load_pool(sources, exclude=[d for ds in datasets for d in ds.documents]))

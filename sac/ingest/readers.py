@@ -1,6 +1,6 @@
-"""Read documents (.txt, .md, .pdf, .docx, .html) into ``Document``s.
+r"""Read documents (.txt, .md, .pdf, .docx, .html) into ``Document``s.
 
-Text from every format is normalised the same way: ``"\\r\\n"`` and ``"\\r"`` become ``"\\n"``, so all
+Text from every format is normalised the same way: ``"\r\n"`` and ``"\r"`` become ``"\n"``, so all
 offsets refer to the normalised text. Every error is a ``CorpusError`` that names the file.
 """
 
@@ -13,10 +13,14 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sac.errors import CorpusError
 from sac.types import Document
+
+if TYPE_CHECKING:
+    from docx.blkcntnr import BlockItemContainer
+    from docx.document import Document as DocxDocument
 
 SUPPORTED_SUFFIXES: tuple[str, ...] = (".txt", ".md", ".pdf", ".docx", ".html", ".htm")
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -40,10 +44,12 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "utf-16-be"),
 )
 _DRIVE = re.compile(r"^[A-Za-z]:")
+# The readers of the formats (charset-normalizer, pypdf, python-docx, inscriptis) are imported inside the functions
+# that need them: `import sac` should not load a PDF library to read a text file, or at all.
 
 
 def normalize_newlines(text: str) -> str:
-    """Turn ``"\\r\\n"`` and lone ``"\\r"`` into ``"\\n"``."""
+    r"""Turn ``"\r\n"`` and lone ``"\r"`` into ``"\n"``."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -54,10 +60,10 @@ def normalize_newlines(text: str) -> str:
 def read_document_bytes(
     name: str, data: bytes, *, doc_id: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Document:
-    """Read one document from its bytes; the suffix of ``name`` picks the format.
+    r"""Read one document from its bytes; the suffix of ``name`` picks the format.
 
     Text files are UTF-8 (a BOM is dropped) or, failing that, whatever encoding charset-normalizer
-    finds. Line breaks are normalised to ``"\\n"`` for every format, so offsets refer to the normalised
+    finds. Line breaks are normalised to ``"\n"`` for every format, so offsets refer to the normalised
     text. ``doc_id`` defaults to ``name``.
 
     Raises:
@@ -194,7 +200,7 @@ def _looks_binary(data: bytes) -> bool:
 
 
 def _detect_encoding(data: bytes) -> str | None:
-    from charset_normalizer import from_bytes
+    from charset_normalizer import from_bytes  # heavy: loaded for the first file that is not UTF-8
 
     matches = list(from_bytes(data))
     if not matches:
@@ -222,8 +228,8 @@ def _pdf_text(data: bytes, label: str) -> str:
 
 
 def _pdf_pages(data: bytes, label: str) -> str:
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError
+    from pypdf import PdfReader  # heavy: loaded for the first PDF
+    from pypdf.errors import DependencyError  # heavy: loaded for the first PDF
 
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
@@ -251,7 +257,7 @@ def _pdf_pages(data: bytes, label: str) -> str:
 
 
 def _docx_text(data: bytes, label: str) -> str:
-    import docx
+    import docx  # heavy: loaded for the first .docx
 
     _check_docx_package(data, label)
     try:
@@ -279,9 +285,9 @@ def _check_docx_package(data: bytes, label: str) -> None:
             raise CorpusError(f"{label}: part {info.filename}: {problem}")
 
 
-def _docx_lines(container: Any) -> Iterator[str]:
+def _docx_lines(container: DocxDocument | BlockItemContainer) -> Iterator[str]:
     """Paragraph texts in document order, descending into table cells (each merged cell once)."""
-    from docx.table import Table
+    from docx.table import Table  # heavy: loaded for the first .docx
 
     for block in container.iter_inner_content():
         if isinstance(block, Table):
@@ -297,7 +303,7 @@ def _docx_lines(container: Any) -> Iterator[str]:
 
 
 def _html_text(html: str, label: str) -> str:
-    from inscriptis import get_text
+    from inscriptis import get_text  # heavy: loaded for the first HTML page
 
     try:
         return str(get_text(html))

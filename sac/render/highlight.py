@@ -90,6 +90,7 @@ def render_text(
 
 
 def render_badge(label: str, kind: str = "neutral") -> str:
+    """A small coloured label as HTML; ``kind`` picks its colours from ``BADGE_STYLES`` (unknown kinds: neutral)."""
     style = BADGE_STYLES.get(kind, BADGE_STYLES["neutral"])
     return f'<span class="sac-badge sac-badge-{kind if kind in BADGE_STYLES else "neutral"}" ' \
         f'style="{_BADGE_BASE}{style}">{escape(label)}</span>'
@@ -116,8 +117,9 @@ def render_hit(
     extra_marks: Iterable[Mark] = (),
     compact: bool = True,
 ) -> str:
-    """One retrieved chunk as a card: rank, document, score, a right/wrong-document badge, the text with
-    its ground-truth overlap highlighted. ``wrong`` is None when no target document is known."""
+    """One retrieved chunk as an HTML card: rank, document, score, a right/wrong-document badge, highlighted text.
+
+    The text has its ground-truth overlap highlighted. ``wrong`` is None when no target document is known."""
     badges = []
     if wrong is True:
         badges.append(render_badge("✗ wrong document", "wrong"))

@@ -91,8 +91,9 @@ def embedding_map_figure(maps: Sequence[MapData], targets: Sequence[str] = ()) -
 
 
 def document_risk_figure(frame: pd.DataFrame, method: str) -> go.Figure:
-    """Per document (rows of ``sac.evaluation.diagnostics.compare_risk``): the share of its chunks' nearest neighbours
-    from other documents, baseline beside ``method``, in percent."""
+    """Per document, the share of its chunks' nearest neighbours from other documents, baseline beside ``method``.
+
+    Rows of ``sac.evaluation.diagnostics.compare_risk``; bars in percent."""
     titles = [document_title(d) for d in frame["doc_id"]]
     fig = go.Figure([
         go.Bar(y=titles, x=frame["mix_baseline"] * 100, name="baseline", orientation="h", marker_color="#7f7f7f"),

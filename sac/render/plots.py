@@ -22,6 +22,7 @@ TITLES = {"drm": "DRM", "precision": "Precision", "recall": "Recall"}
 
 
 def method_color(method: str, methods: Sequence[str] = ()) -> str:
+    """A method's colour: its own for the paper's three, else the palette's by its place in ``methods``."""
     if method in METHOD_COLORS:
         return METHOD_COLORS[method]
     others = [m for m in methods if m not in METHOD_COLORS]
@@ -45,6 +46,7 @@ def per_k(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
 
 
 def default_dataset(frame: pd.DataFrame) -> str:
+    """The dataset a metrics frame's plots show by default: "overall" when present, else the first."""
     names = list(dict.fromkeys(frame["dataset"]))
     if "overall" in names:
         return "overall"

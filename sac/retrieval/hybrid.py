@@ -9,6 +9,8 @@ Fusion, per query: the candidates are the union of the dense top N (Chroma) and 
 ``CANDIDATES``)); each score is min-max normalised over the candidates, and
 ``fused = w * dense + (1 - w) * bm25``. With ``w = 1`` the order is the dense order. Nothing but the candidates'
 records is read: the cosine of a BM25-only candidate comes from its own vector.
+
+``CANDIDATES`` = 100 is a knob; docs/methods.md lists it (no measurement recorded).
 """
 
 from __future__ import annotations
@@ -68,9 +70,10 @@ def hybrid_hits(
     index: Index, chunks: LexicalIndex, query: str, query_vector: np.ndarray, dense: Sequence[tuple[str, float]],
     weight: float, k: int, *, allowed_rows: np.ndarray | None = None, candidates: int = CANDIDATES,
 ) -> list[Hit]:
-    """``+hybrid<w>``: fuse the dense top N (``dense``: ids and cosines, already restricted like ``allowed_rows``)
-    with the BM25 top N of the lexical index; the cosines of BM25-only candidates are read from their vectors.
-    Only the candidates' records are read from the store."""
+    """``+hybrid<w>``: the top ``k`` hits of the dense top N fused with the BM25 top N of the lexical index.
+
+    ``dense``: ids and cosines, already restricted like ``allowed_rows``. The cosines of BM25-only candidates are
+    read from their vectors; only the candidates' records are read from the store."""
     n = max(k, candidates)
     scores = chunks.scores(query)
     if allowed_rows is not None:

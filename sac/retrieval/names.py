@@ -68,30 +68,34 @@ class NameVocabulary:
     (``grown``).
     """
 
-    counts: Counter = field(default_factory=Counter)
-    df: Counter = field(default_factory=Counter)
-    forms: dict = field(default_factory=dict)
-    pairs: Counter = field(default_factory=Counter)
+    counts: Counter[str] = field(default_factory=Counter)
+    df: Counter[str] = field(default_factory=Counter)
+    forms: dict[str, str] = field(default_factory=dict)
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
     total: int = 0
     n_docs: int = 0
-    raw: Counter = field(default_factory=Counter)
-    texts: Counter = field(default_factory=Counter)
+    raw: Counter[str] = field(default_factory=Counter)
+    texts: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> NameVocabulary:
-        """Build from raw texts, one per document: a few seconds for 510 CUAD contracts (27 MB)."""
+        """Build from raw texts, one per document.
+
+        A few seconds for 510 CUAD contracts (27 MB; bench/notes/2026-12-04-names-derived-data-kept.md)."""
         vocab = cls()
         vocab._count(texts)
         return vocab
 
     @classmethod
     def from_documents(cls, documents: Iterable[Document]) -> NameVocabulary:
+        """Build from documents: ``from_texts`` of their texts."""
         return cls.from_texts(d.text for d in documents)
 
     def grown(self, texts: Sequence[str]) -> NameVocabulary | None:
-        """The vocabulary of ``texts``, equal to ``from_texts(texts)``, made from this one by counting only the
-        texts it has not counted (a new index generation after an upload holds the texts of the one before and
-        more); None when this one counted a text that ``texts`` lacks (a document removed or changed: counts are
+        """The vocabulary of ``texts``, equal to ``from_texts(texts)``, made from this one by counting only new texts.
+
+        A new index generation after an upload holds the texts of the one before and more, so only those more are
+        counted. None when this one counted a text that ``texts`` lacks (a document removed or changed: counts are
         not taken apart again)."""
         digests = [_digest(text) for text in texts]
         if self.texts - Counter(digests):
@@ -110,7 +114,7 @@ class NameVocabulary:
 
     def _count(self, texts: Iterable[str]) -> None:
         """Add ``texts`` to the statistics, and choose again the spelling of every word they hold."""
-        added: Counter = Counter()
+        added: Counter[str] = Counter()
         for text in texts:
             doc = _tally(text)  # raw forms: keeps casing without a second pass
             added.update(doc)
@@ -125,15 +129,17 @@ class NameVocabulary:
             self.counts[form.lower()] += n
         self.total += sum(added.values())
         seen = {form.lower() for form in added}
-        best: dict = {}  # lower-case word -> (weight, form) of its best spelling
+        best: dict[str, tuple[float, str]] = {}  # lower-case word -> (weight, form) of its best spelling
         for form, n in self.raw.items():
             if (low := form.lower()) in seen:
                 best[low] = max(best.get(low, (-1.0, "")), (_form_weight(form, n), form))
         self.forms.update((low, form) for low, (_, form) in best.items())
 
     def to_json(self) -> str:
-        """The vocabulary as JSON (``from_json`` reads it back equal): about 4 MB for 510 CUAD contracts, read back
-        in a twentieth of the time ``from_texts`` takes (sac.index.derived keeps it beside the index)."""
+        """The vocabulary as JSON, which ``from_json`` reads back equal.
+
+        About 4 MB for 510 CUAD contracts, read back in a twentieth of the time ``from_texts`` takes
+        (bench/notes/2026-12-04-names-derived-data-kept.md); sac.index.derived keeps it beside the index."""
         return json.dumps({"counts": self.counts, "df": self.df, "forms": self.forms, "total": self.total,
                            "n_docs": self.n_docs, "pairs": [[a, b, n] for (a, b), n in self.pairs.items()],
                            "raw": self.raw, "texts": self.texts}, ensure_ascii=False)
@@ -162,7 +168,7 @@ class NameVocabulary:
         return math.log(n / self.total) if n else -math.inf
 
 
-def _tally(text: str) -> Counter:
+def _tally(text: str) -> Counter[str]:
     """Occurrences of each word of one text, as written."""
     return Counter(_TOKEN.findall(text))
 
@@ -172,9 +178,11 @@ def _digest(text: str) -> str:
 
 
 def _form_weight(form: str, n: int) -> float:
-    """How much one spelling counts as *the* name form. Capitalised beats lower case; an all-caps
-    spelling of a longer word is mostly a heading ("AGREEMENT", "INC."), so Title/mixed case wins
-    unless all-caps is far more common (true acronyms such as "VELCO", "HPIL" have no other form)."""
+    """How much one spelling counts as *the* name form.
+
+    Capitalised beats lower case; an all-caps spelling of a longer word is mostly a heading ("AGREEMENT",
+    "INC."), so Title/mixed case wins unless all-caps is far more common (true acronyms such as "VELCO", "HPIL"
+    have no other form)."""
     if not next((c for c in form if c.isalpha()), "a").isupper():
         return n * 1e-3  # lower case only wins when no capitalised form exists at all ("2TheMart" is not)
     if form.isupper():
@@ -189,8 +197,9 @@ def split_title(query: str) -> tuple[str, str]:
 
 
 def _spell(word: str, vocab: NameVocabulary) -> str:
-    """Corpus spelling of a name word, capitalised since it is part of a name; company forms get
-    their usual spelling ("Inc", "LLC"), which the corpus may lack or only have as "INC."."""
+    """Corpus spelling of a name word, capitalised since it is part of a name.
+
+    Company forms get their usual spelling ("Inc", "LLC"), which the corpus may lack or only have as "INC."."""
     if word.lower() in _SUFFIX_FORMS:
         return _SUFFIX_FORMS[word.lower()]
     form = vocab.form(word)
@@ -198,10 +207,11 @@ def _spell(word: str, vocab: NameVocabulary) -> str:
 
 
 def segment(token: str, vocab: NameVocabulary) -> list[tuple[str, str]]:
-    """Best word break of ``token`` as [(piece, kind)], kind "word", "unknown" or "poss" (an "s" that
-    is a squashed possessive: "WOMENSGOLF" -> Women|s|Golf). Maximises summed unigram log probability
-    minus a price per word, so fewer, longer, attested words win over shreds of short ones
-    ("AT EN TO SA"). Single letters are never words here: initials rarely help and "a"/"i" shred.
+    """Best word break of ``token`` as [(piece, kind)], kind "word", "unknown" or "poss".
+
+    A "poss" piece is an "s" that is a squashed possessive: "WOMENSGOLF" -> Women|s|Golf. Maximises summed
+    unigram log probability minus a price per word, so fewer, longer, attested words win over shreds of short
+    ones ("AT EN TO SA"). Single letters are never words here: initials rarely help and "a"/"i" shred.
     """
     low = token.lower()
     n = len(low)
@@ -272,6 +282,7 @@ def _squashed_words(token: str, vocab: NameVocabulary) -> list[str] | None:
 
 def _camel_parts(token: str) -> list[str]:
     """Split at case and digit boundaries: "AGProjects" -> AG|Projects, "GluMobileInc" -> Glu|Mobile|Inc.
+
     A loop over str methods rather than [A-Z] classes, so "Société" stays one word."""
     parts, start = [], 0
     for i in range(1, len(token)):
@@ -313,8 +324,10 @@ def _camel_words(token: str, vocab: NameVocabulary) -> list[str] | None:
 
 
 def _part_words(part: str, vocab: NameVocabulary) -> list[str]:
-    """One camelCase part: its corpus spelling, or a squashed word break ("Creditcardscom") when
-    every piece is a corpus word, else the part as the user wrote it."""
+    """One camelCase part as words: its corpus spelling, else a squashed word break, else the part as written.
+
+    The squashed word break ("Creditcardscom") counts only when every piece is a corpus word; otherwise the part
+    stays as the user wrote it."""
     if part.lower() in _SUFFIX_FORMS:
         return [_SUFFIX_FORMS[part.lower()]]  # "Llc" -> "LLC"
     if part in vocab:
@@ -328,7 +341,9 @@ def _part_words(part: str, vocab: NameVocabulary) -> list[str]:
 
 
 def _rewrite_token(token: str, vocab: NameVocabulary) -> list[str] | None:
-    """Replacement words for one token, or None to keep it. Corpus words are never rewritten."""
+    """Replacement words for one token, or None to keep it.
+
+    Corpus words are never rewritten."""
     if token in vocab or not any(c.isalpha() for c in token):
         return None
     return _camel_words(token, vocab) if _is_camel(token) else _squashed_words(token, vocab)
@@ -452,8 +467,9 @@ MIN_ACRONYM, MAX_ACRONYM = 3, 6  # shorter all-caps words are too often someone 
 
 
 def _initial_runs(text: str) -> list[list[tuple[str, int, int]]]:
-    """The runs of capitalised words (connectives inside a run skipped), each as [(initial, start, end)]. A
-    hyphen joins words of a run ("Non-Disclosure": N, D); any other mark, a digit, a lower-case word, a line
+    """The runs of capitalised words (connectives inside a run skipped), each as [(initial, start, end)].
+
+    A hyphen joins words of a run ("Non-Disclosure": N, D); any other mark, a digit, a lower-case word, a line
     break or a wider gap (table columns, a signature block) ends it."""
     runs: list[list[tuple[str, int, int]]] = [[]]
     end = 0
@@ -472,24 +488,27 @@ def _initial_runs(text: str) -> list[list[tuple[str, int, int]]]:
 
 
 def initials(text: str) -> str:
-    """The initials of ``text``'s runs of capitalised words, lower case, one space between runs: "Last Man
-    Stands, (the Disclosing Party)" -> "lms dp". An acronym names a run that spells it where it is a substring
-    of this ("lms"); a space keeps runs apart."""
+    """The initials of ``text``'s runs of capitalised words, lower case, one space between runs.
+
+    "Last Man Stands, (the Disclosing Party)" -> "lms dp". An acronym names a run that spells it where it is a
+    substring of this ("lms"); a space keeps runs apart."""
     return " ".join("".join(i for i, _, _ in run) for run in _initial_runs(text))
 
 
 def acronyms(query: str) -> list[str]:
-    """The words of a "Consider <title>; <question>" title that may be initials: all capital letters,
-    ``MIN_ACRONYM`` to ``MAX_ACRONYM`` of them, no company form ("ATI", "UALR"; not "INC", "BT"); none without a
-    title."""
+    """The words of a "Consider <title>; <question>" title that may be initials; none without a title.
+
+    Such a word is all capital letters, ``MIN_ACRONYM`` to ``MAX_ACRONYM`` of them, and no company form ("ATI",
+    "UALR"; not "INC", "BT")."""
     words = _TOKEN.findall(split_title(query)[0])
     return list(dict.fromkeys(w for w in words if w.isalpha() and w.isupper()
                               and MIN_ACRONYM <= len(w) <= MAX_ACRONYM and w.casefold() not in LEGAL_SUFFIXES))
 
 
 def spelled_out(acronym: str, text: str) -> str | None:
-    """The first words of ``text`` whose initials spell ``acronym`` (as ``initials`` reads them), as written
-    ("AMPHENOL Tuchel Industrial" for "ATI"), or None."""
+    """The first words of ``text`` whose initials spell ``acronym``, as written, or None.
+
+    Initials are read as ``initials`` reads them: "AMPHENOL Tuchel Industrial" for "ATI"."""
     key = acronym.casefold()
     for run in _initial_runs(text):
         letters = "".join(i for i, _, _ in run)

@@ -11,6 +11,8 @@ Method option ``+rerank`` (``+rerank30``: the top 30; 50 by default). The rerank
 
 A reranker reads what the index embedded (summary + section line + chunk text), so it keeps the
 document context SAC adds; the hits it returns carry the original chunks and spans.
+
+``DEFAULT_CANDIDATES`` = 50 is a knob; docs/methods.md lists it (no measurement recorded).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class LexicalReranker:
     name = "lexical"
 
     def rerank(self, query: str, chunks: Sequence[Chunk], top_k: int) -> list[tuple[Chunk, float]]:
+        """The ``top_k`` chunks with their scores (class docstring), best first."""
         words = list(dict.fromkeys(tokenize(query)))
         bags = [set(tokenize(c.text)) for c in chunks]
         n = len(chunks)
@@ -66,7 +69,7 @@ class CrossEncoderReranker:
         self.batch_size = batch_size
         wait_for_preload()  # an app page may be importing sentence-transformers in the background
         try:
-            from sentence_transformers import CrossEncoder
+            from sentence_transformers import CrossEncoder  # heavy: torch and transformers, for this reranker only
         except ImportError as err:
             raise ConfigError(f"SAC_RERANKER={model!r} needs the sentence-transformers package: {err}") from err
         try:
@@ -79,6 +82,7 @@ class CrossEncoderReranker:
             ) from err
 
     def rerank(self, query: str, chunks: Sequence[Chunk], top_k: int) -> list[tuple[Chunk, float]]:
+        """The ``top_k`` chunks with the model's score for each (query, chunk text) pair, best first."""
         if not chunks:
             return []
         scores = self._model.predict([(query, c.text) for c in chunks], batch_size=self.batch_size)

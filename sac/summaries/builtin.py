@@ -1,5 +1,4 @@
-"""The built-in extractive summarizer: offline, deterministic, no model.
-"""
+"""The built-in extractive summarizer: offline, deterministic, no model."""
 
 from __future__ import annotations
 
@@ -45,6 +44,7 @@ class BuiltinSummarizer:
         return f"BuiltinSummarizer(strategy={self.strategy!r}, target_chars={self.target_chars})"
 
     def summarize(self, document: Document) -> Summary:
+        """The extractive summary of ``document``, cut at a word when it is over ``target_chars`` (plus slack)."""
         text = self.summary_text(document)
         limit = self.target_chars + SLACK_CHARS
         cut = len(text) > limit

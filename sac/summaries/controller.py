@@ -44,8 +44,9 @@ _OPENING_WORDS_RE = re.compile(r"^(?:(?:welcome|here)\s+(?:to|at)|at|by|for|from
 
 
 def find_controller(head: str, keep: Collection[str] = ()) -> Party | None:
-    """The organisation a privacy policy speaks for, by the first of ``_CONTROLLER_RES`` that finds a name, with
-    the short names it defines beside "we" ("Example"); None when no pattern names one."""
+    """The organisation a privacy policy speaks for, with the short names it defines beside "we" ("Example").
+
+    Found by the first of ``_CONTROLLER_RES`` that finds a name; None when no pattern names one."""
     for regex in _CONTROLLER_RES:
         for match in regex.finditer(head):
             name = clean_name(_OPENING_WORDS_RE.sub("", match.group(1)), keep)

@@ -64,9 +64,11 @@ def summaries_frame(
     chunk_counts: Mapping[str, int],
     lookalikes: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """One row per document; per strategy its summary, the cosine similarity to the most similar other
-    document's summary (and which one), its length and version ("edited" for hand edits, "cut" when cut
-    to fit). Columns come grouped by strategy, the summary and its similarity first."""
+    """One row per document, with per strategy its summary and how it compares.
+
+    Per strategy: the summary, the cosine similarity to the most similar other document's summary (and which
+    one), its length and version ("edited" for hand edits, "cut" when cut to fit). Columns come grouped by
+    strategy, the summary and its similarity first."""
     lookalikes = lookalikes or {}
     near = {s: frame.set_index("doc_id") for s, frame in lookalikes.items() if len(frame)}
     rows = []

@@ -2,8 +2,8 @@
 
 Regular expressions over the document's text only (its head, and all of it for law, term and filer); no
 model, and never the file name. Parties come from ``sac.summaries.parties``. Every rule is general: none
-names a particular contract, party or title; they were chosen on the dev half of CUAD (see
-bench/summary_facts.py).
+names a particular contract, party or title, and they are tuned on the dev half of CUAD only
+(bench/summary_facts.py scores them there).
 """
 
 from __future__ import annotations
@@ -132,8 +132,9 @@ _NOTICE_RE = re.compile(
 
 
 def _drop_notice(segment: str) -> str:
-    """A segment without its leading noise and the sentences of a notice it opens with. A filing whose head has no
-    line breaks opens with its notice, and the title follows in the same line: "[*] = CERTAIN CONFIDENTIAL
+    """A segment without its leading noise and the sentences of a notice it opens with.
+
+    A filing whose head has no line breaks opens with its notice, and the title follows in the same line: "[*] = CERTAIN CONFIDENTIAL
     INFORMATION ... AS AMENDED. EXHIBIT 10.2 FIRST AMENDMENT TO SUPPLY AND MANUFACTURING AGREEMENT This ..."."""
     text = _LEADING_NOISE_RE.sub("", segment).strip()
     sentences = _SENTENCE_END_RE.split(text)
@@ -152,8 +153,9 @@ def _is_caps(segment: str) -> bool:
 
 
 def _find_title(head: str, keep: Collection[str] = ()) -> str | None:
-    """The document's title: a short heading naming a document type, or "This X Agreement". A heading under a
-    lettered exhibit after the document's start ("EXHIBIT D  FORM OF AGREEMENT FOR TRIAL") titles an attachment:
+    """The document's title: a short heading naming a document type, or "This X Agreement".
+
+    A heading under a lettered exhibit after the document's start ("EXHIBIT D  FORM OF AGREEMENT FOR TRIAL") titles an attachment:
     it is used only when nothing else is found."""
     raw = [s.strip() for ln in head[:2500].splitlines() for s in re.split(r"\s{3,}", ln) if s.strip()][:40]
     # A segment opening with a lettered exhibit, or right after one, is under it; not at the document's start (a
@@ -179,8 +181,9 @@ def _find_title(head: str, keep: Collection[str] = ()) -> str | None:
 
 
 def _caps_block_title(segments: Sequence[str], i: int) -> str | None:
-    """An upper-case heading split over lines ("AMENDMENT AND TERMINATION" / "OF" / "JOINT VENTURE AGREEMENT"):
-    the upper-case lines that follow are joined before looking for the type word."""
+    """An upper-case heading split over lines ("AMENDMENT AND TERMINATION" / "OF" / "JOINT VENTURE AGREEMENT").
+
+    The upper-case lines that follow are joined before looking for the type word."""
     if not _is_caps(segments[i]):
         return None
     block = [segments[i]]
@@ -198,9 +201,10 @@ def _caps_block_title(segments: Sequence[str], i: int) -> str | None:
 
 
 def _caps_title(segment: str, stop: str = r"\bTHIS\b") -> str | None:
-    """A run of upper-case words ending in a type word, up to "THIS" (or ``stop``), within one sentence (a notice
-    in capitals often runs straight into the title: "... IF PUBLICLY DISCLOSED. SPONSORED RESEARCH AND LICENSE
-    AGREEMENT This ...")."""
+    """A run of upper-case words ending in a type word, up to "THIS" (or ``stop``), within one sentence.
+
+    A notice in capitals often runs straight into the title: "... IF PUBLICLY DISCLOSED. SPONSORED RESEARCH AND
+    LICENSE AGREEMENT This ..."."""
     for sentence in re.split(r"(?<!\bNO)(?<!\bNo)[.:;]\s+", segment):  # a sentence end, not "NO. 1"
         match = _CAPS_TITLE_RE.search(sentence)
         if match and len(match.group(1)) >= 6 and not _CLAUSE_HEADING_RE.match(match.group(1)):
@@ -228,8 +232,9 @@ def _lead_title(segment: str) -> str | None:
 
 
 def _line_title(segment: str) -> str | None:
-    """A short line naming a document type in capitalised words ("Distributor Agreement"), or a line of a
-    few words ending in one ("Distributorship agreement")."""
+    """A short line naming a document type in capitalised words, or a line of a few words ending in one.
+
+    "Distributor Agreement"; "Distributorship agreement"."""
     if (
         not 5 <= len(segment) <= 80
         or not _TYPE_WORD_RE.search(segment)

@@ -1,5 +1,4 @@
-"""Summaries from any OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).
-"""
+"""Summaries from any OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sac.errors import ConfigError, MissingCredentialsError, SummarizerError
@@ -28,6 +27,9 @@ from sac.summaries.prompts import (
     words_for,
 )
 from sac.types import Document, Summary
+
+if TYPE_CHECKING:
+    from openai import APIStatusError
 
 # --------------------------------------------------------------------------------------------------
 # OpenAI-compatible summarizer
@@ -236,7 +238,7 @@ class OpenAISummarizer:
             key = LOCAL_API_KEY
         self._secret = key
         try:
-            import openai
+            import openai  # heavy: loaded when an LLM summarizer is made, so `import sac` stays quick
         except ImportError:
             raise ConfigError("The OpenAI summarizer needs the openai package: pip install openai") from None
         self._openai = openai
@@ -251,6 +253,10 @@ class OpenAISummarizer:
         )
 
     def summarize(self, document: Document) -> Summary:
+        """The LLM's summary of ``document``.
+
+        A reply over ``target_chars`` (plus slack) is asked again shorter, up to ``max_attempts`` times; failing
+        that, the shortest reply is cut at a word."""
         started = time.perf_counter()
         limit = self.target_chars + SLACK_CHARS
         body = fit_document(document.text, self.context_chars)
@@ -381,7 +387,7 @@ class OpenAISummarizer:
                 return content or "", finished, usage
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def _status_error(self, err: Any, document: Document, attempts: int) -> SummarizerError:
+    def _status_error(self, err: APIStatusError, document: Document, attempts: int) -> SummarizerError:
         message = self._scrub(str(getattr(err, "message", "") or err))
         text = f"{self.base_url} answered HTTP {err.status_code} for {document.doc_id!r}: {message}"
         if err.status_code == 404:

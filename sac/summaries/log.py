@@ -1,6 +1,6 @@
 """The summarize log, ``<workspace>/logs/summarize.jsonl``: one line per summary ``python -m sac summarize`` made.
 
-Lines name the document (id and text hash), never its text; ``sac.removal`` drops a removed text's lines.
+Lines name the document (id and text hash), never its text; ``sac.usecases.remove`` drops a removed text's lines.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sac.files import append_jsonl, read_jsonl, utc_now
+from sac.protocols import Summarizer
 from sac.summaries.llm import OpenAISummarizer
-from sac.workspace import append_jsonl, read_jsonl, utc_now
+from sac.types import Summary
 
 
 def summary_log_path(workspace: Path) -> Path:
@@ -21,17 +23,20 @@ def summary_log_path(workspace: Path) -> Path:
 
 
 class SummaryLog:
-    """``<workspace>/logs/summarize.jsonl``: one line per summary made (model, prompt hash, attempts, seconds,
-    the server it came from), printed as it comes; a summary set's per-summary details are read back from it."""
+    """``<workspace>/logs/summarize.jsonl``: one line per summary made, printed as it comes.
 
-    def __init__(self, path: Path, summarizers: Sequence[Any], expected: int) -> None:
+    A line holds the model, prompt hash, attempts, seconds and the server the summary came from; a summary set's
+    per-summary details are read back from it."""
+
+    def __init__(self, path: Path, summarizers: Sequence[Summarizer], expected: int) -> None:
         self.path = path
         self.expected = expected
         self.made: list[dict[str, Any]] = []
         self._by_strategy = {s.strategy: s for s in summarizers}
         self._lock = threading.Lock()
 
-    def add(self, summary: Any) -> None:
+    def add(self, summary: Summary) -> None:
+        """Log one summary its summarizer just made, and print a progress line to stderr."""
         summarizer = self._by_strategy[summary.strategy]
         stats = dict(getattr(summarizer, "stats", {}).get(summary.doc_hash, {}))
         entry = {
@@ -51,7 +56,7 @@ class SummaryLog:
         print(f"[{n}/{self.expected}] {summary.strategy} {summary.doc_id}: {len(summary.text)} chars"
               f"{' (cut)' if summary.cut else ''}{attempts}{seconds}", file=sys.stderr, flush=True)
 
-    def details(self, summarizer: Any, summaries: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    def details(self, summarizer: Summarizer, summaries: Sequence[Summary]) -> dict[str, dict[str, Any]]:
         """Attempts and seconds per document hash for these summaries (the latest log line of each wins)."""
         key = (summarizer.strategy, summarizer.model, summarizer.prompt_hash, summarizer.target_chars)
         wanted = {s.doc_hash for s in summaries}

@@ -309,8 +309,9 @@ def _parties_at(flat: str, start: int, keep: Collection[str]) -> list[Party]:
 
 
 def _opening_clauses(head: str, text: str) -> list[tuple[str, int, bool]]:
-    """Candidate (squashed text, start of the clause that introduces the parties (0: unknown), whether it
-    follows a table of contents), best first.
+    """Candidates (squashed text, start of the clause that introduces the parties, after a contents table), best first.
+
+    The start is 0 when unknown; the flag says whether the clause follows a table of contents.
 
     A table of contents or a long cover can push that clause past the head, and its entries ("... between
     the Parties ... 12") look like one: there a clause that is "made/entered into ... between" comes first.
@@ -360,8 +361,9 @@ def _defined_as_role(window: str, end: int) -> bool:
 
 
 def _common_word(name: str, context: str) -> str | None:
-    """A "name" that the text also writes in lower case is common words ("Become", "Plan", "Support Services"
-    where the text says "the software support services"); a web or mail address does not count
+    """A "name" that the text also writes in lower case is common words.
+
+    Such as "Become", "Plan", "Support Services" where the text says "the software support services"); a web or mail address does not count
     ("ExampleSoft" beside "www.examplesoft.com"), nor does a name with a legal form."""
     words = name.strip(" .,")
     if not re.fullmatch(r"[A-Za-z]+(?: [A-Za-z]+)*", words) or not all(w[1:].islower() for w in words.split()):
@@ -375,7 +377,9 @@ def _common_word(name: str, context: str) -> str | None:
 def _matches(
     regex: re.Pattern[str], group: int, window: str, keep: Collection[str], context: str
 ) -> list[tuple[int, int, str]]:
-    """(start, end, name) of each acceptable match. After a rejected one the search resumes at its next word
+    """(start, end, name) of each acceptable match.
+
+    After a rejected one the search resumes at its next word
     (after its last "and" for an address), so junk swallowed into the front of a match does not hide the name
     behind it; after a descriptor ("a Delaware corporation") it resumes past the whole match."""
     results = []
@@ -416,6 +420,9 @@ _HEADINGS = frozenset({"PREAMBLE", "PARTIES", "BETWEEN", "AMONG", "RECITALS", "P
 
 
 def clean_name(name: str, keep: Collection[str]) -> str:
+    """A party name without what surrounds it in the text (dates, labels, a stock ticker, "the"), title-cased.
+
+    ``keep``: the document's acronyms, which ``title_case`` leaves as written."""
     name = squash(name).strip(" ,;:")
     name = _LEADING_DATE_RE.sub("", _LEADING_YEAR_RE.sub("", name))
     name = _LEADING_NOISE_RE.sub("", name)
@@ -430,8 +437,9 @@ def clean_name(name: str, keep: Collection[str]) -> str:
 
 
 def _strip_label(name: str) -> str:
-    """Drop a role or heading label before a name: "Licensor: Example", "Licensee EXAMPLE CORP",
-    "PREAMBLE EXAMPLE". A role word that starts a name in the same case stays ("Carrier Global Corp.")."""
+    """Drop a role or heading label before a name: "Licensor: Example", "Licensee EXAMPLE CORP", "PREAMBLE EXAMPLE".
+
+    A role word that starts a name in the same case stays ("Carrier Global Corp.")."""
     label = re.match(r"^([A-Za-z]+)(:?)\s+(?=[A-Z0-9])", name)
     if not label:
         return name
@@ -443,9 +451,10 @@ def _strip_label(name: str) -> str:
 
 
 def _drop_role_words(name: str, context: str) -> str:
-    """Role words run into the front of a name ("Franchisee Franchisor Example Agency, LLC", "Shipper Example
-    S.A.") are dropped when ``context`` also writes the rest without a role word before it; "Carrier Global
-    Corp." stays (the text never writes "Global Corp." alone)."""
+    """Drop role words run into the front of a name when ``context`` also writes the rest without one before it.
+
+    "Franchisee Franchisor Example Agency, LLC", "Shipper Example S.A."; "Carrier Global Corp." stays (the text
+    never writes "Global Corp." alone)."""
     words = name.split(" ")
     lead = 0
     while lead < len(words) - 1 and words[lead][:1].isupper() and is_role(words[lead]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from sac.errors import ConfigError
+from sac.files import utc_now
 from sac.types import Document, Summary, text_hash
 
 SLACK_CHARS = 20  # the paper accepted a summary up to 20 characters over the target
@@ -137,8 +138,6 @@ class _Maker(Protocol):
 
 def made_summary(maker: _Maker, document: Document, text: str, *, cut: bool) -> Summary:
     """The ``Summary`` a summarizer (built-in or LLM) made of ``document``: its strategy, model and prompt, now."""
-    from sac.workspace import utc_now
-
     return Summary(doc_id=document.doc_id, strategy=maker.strategy, text=text, doc_hash=document.content_hash,
                    model=maker.model, prompt_hash=maker.prompt_hash, target_chars=maker.target_chars, cut=cut,
                    created=utc_now())

@@ -1,11 +1,10 @@
-"""Make a summarizer by name (``builtin`` offline, ``openai`` for any OpenAI-compatible server).
-"""
+"""Make a summarizer by name (``builtin`` offline, ``openai`` for any OpenAI-compatible server)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 from sac.config import SacConfig
 from sac.errors import ConfigError
@@ -18,23 +17,32 @@ from sac.summaries.llm import (
     is_local_url,
 )
 
-# --------------------------------------------------------------------------------------------------
-# Registry
-# --------------------------------------------------------------------------------------------------
+
+class LLMOptions(TypedDict, total=False):
+    """Settings of the LLM summarizer (``OpenAISummarizer``) that ``make_summarizer`` passes on; None keeps the default."""
+
+    system_prompt: str | None
+    shorten_prompt: str
+    max_attempts: int
+    context_chars: int
+    timeout_s: float | None
+    max_retries: int
+    backoff_s: float
+    temperature: float | None
 
 
-def _make_builtin(strategy: str, config: SacConfig, prompt: str | None, **options: Any) -> Summarizer:
+def _make_builtin(strategy: str, config: SacConfig, prompt: str | None, **options: Unpack[LLMOptions]) -> Summarizer:
     # The builtin reads no prompt and no LLM option; they are accepted so that every factory has one signature.
     return BuiltinSummarizer(strategy.removeprefix("builtin-"), target_chars=config.summary_chars)
 
 
-def _make_openai(strategy: str, config: SacConfig, prompt: str | None, **options: Any) -> Summarizer:
+def _make_openai(strategy: str, config: SacConfig, prompt: str | None, **options: Unpack[LLMOptions]) -> Summarizer:
     # "generic"/"expert" become "generic-llm"/"expert-llm": LLM summaries are a method of their own.
-    timeout_s = options.pop("timeout_s", None)
-    if timeout_s is None:
+    if options.get("timeout_s") is None:
         timeout_s = config.llm_timeout_s
         if is_local_url(config.llm_base_url):
             timeout_s = max(timeout_s, LOCAL_TIMEOUT_S)  # requests queue at a one-at-a-time local server
+        options["timeout_s"] = timeout_s
     return OpenAISummarizer(
         LLM_STRATEGIES.get(strategy, strategy),
         model=config.llm_model,
@@ -42,7 +50,6 @@ def _make_openai(strategy: str, config: SacConfig, prompt: str | None, **options
         api_key=config.openai_api_key,
         prompt=prompt,
         target_chars=config.summary_chars,
-        timeout_s=timeout_s,
         **options,
     )
 
@@ -68,7 +75,7 @@ def llm_summarizer(
 
 
 def make_summarizer(
-    kind: str, strategy: str, config: SacConfig, prompt: str | None = None, **options: Any
+    kind: str, strategy: str, config: SacConfig, prompt: str | None = None, **options: Unpack[LLMOptions]
 ) -> Summarizer:
     """A summarizer by registry name (``"builtin"`` or ``"openai"``) for ``strategy``.
 
@@ -79,4 +86,5 @@ def make_summarizer(
         factory = SUMMARIZERS[kind]
     except KeyError:
         raise ConfigError(f"Unknown summarizer {kind!r}. Choices are: {sorted(SUMMARIZERS)}") from None
-    return factory(strategy, config, prompt, **{k: v for k, v in options.items() if v is not None})
+    given = cast(LLMOptions, {k: v for k, v in options.items() if v is not None})  # the same keys, fewer of them
+    return factory(strategy, config, prompt, **given)

@@ -1,5 +1,4 @@
-"""Summarizing a corpus: several strategies, threads, estimates, interruption.
-"""
+"""Summarizing a corpus: several strategies, threads, estimates, interruption."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Summary sets: summaries of one strategy shipped as a file (e.g. with the demo data).
-"""
+"""Summary sets: summaries of one strategy shipped as a file (e.g. with the demo data)."""
 
 from __future__ import annotations
 
@@ -10,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from sac.errors import ConfigError, CorpusError
-from sac.summaries.store import SummaryStore, _check_hash
+from sac.files import atomic_write_json, utc_now
+from sac.summaries.store import SummaryStore, check_hash
 from sac.types import Summary
-from sac.workspace import atomic_write_json, utc_now
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def load_summary_set(path: Path) -> SummarySet:
         hash_, target, created = str(data["prompt_hash"]), int(data["target_chars"]), str(data.get("created", ""))
         summaries: dict[str, Summary] = {}
         for item in data["summaries"]:
-            doc_hash = _check_hash(str(item["doc_hash"]))
+            doc_hash = check_hash(str(item["doc_hash"]))
             summaries.setdefault(
                 doc_hash,
                 Summary(
@@ -114,6 +113,6 @@ def import_summary_sets(store: SummaryStore, benchmark_dir: Path) -> list[str]:
     if folder.is_dir():
         for path in sorted(folder.glob("*.json")):
             summary_set = load_summary_set(path)
-            store.import_set(summary_set)
+            store.import_summaries(summary_set.summaries.values())
             strategies.append(summary_set.strategy)
     return strategies

@@ -8,18 +8,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sac.audit import AuditLog
 from sac.errors import ConfigError, CorpusError, SummarizerError
+from sac.files import atomic_write_json, file_lock, utc_now
 from sac.protocols import Summarizer
 from sac.types import Document, Summary, text_hash
-from sac.workspace import atomic_write_json, file_lock, utc_now
-
-if TYPE_CHECKING:
-    from sac.summaries.sets import SummarySet
 
 # --------------------------------------------------------------------------------------------------
 # Storage: generated cache, hand-edited versions, shipped summary sets
@@ -35,7 +32,8 @@ def _summary_from_dict(data: Mapping[str, Any]) -> Summary:
     return Summary(**{k: v for k, v in data.items() if k in names})
 
 
-def _check_hash(doc_hash: str) -> str:
+def check_hash(doc_hash: str) -> str:
+    """``doc_hash`` if it is 8-64 hex digits (a summary's file path is made from it), else a CorpusError."""
     if not isinstance(doc_hash, str) or not _HASH_RE.match(doc_hash):
         raise CorpusError(f"Expected a document hash of 8-64 hex digits, got {doc_hash!r}")
     return doc_hash
@@ -126,17 +124,17 @@ class SummaryStore:
         versions = self._versions(document.content_hash, strategy)
         return dataclasses.replace(versions[-1], doc_id=document.doc_id) if versions else None
 
-    def import_set(self, summary_set: SummarySet) -> int:
-        """Put a shipped summary set into the store; returns how many summaries were new."""
+    def import_summaries(self, summaries: Iterable[Summary]) -> int:
+        """Put shipped summaries (a summary set's, sac.summaries.sets) into the store; returns how many were new."""
         added = 0
-        for summary in summary_set.summaries.values():
+        for summary in summaries:
             before = len(self._versions(summary.doc_hash, summary.strategy))
             self.put(summary)
             added += len(self._versions(summary.doc_hash, summary.strategy)) > before
         return added
 
     def _path(self, doc_hash: str, strategy: str) -> Path:
-        return self.root / _check_hash(doc_hash) / f"{_strategy_slug(strategy)}.json"
+        return self.root / check_hash(doc_hash) / f"{_strategy_slug(strategy)}.json"
 
     def _versions(self, doc_hash: str, strategy: str) -> list[Summary]:
         path = self._path(doc_hash, strategy)

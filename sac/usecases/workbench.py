@@ -17,25 +17,34 @@ import numpy as np
 
 from sac.audit import AuditLog
 from sac.chunking.merge import index_chunks
+from sac.chunking.recipe import index_inputs
 from sac.config import SacConfig
-from sac.embedding.models import embedder_name, make_embedder
+from sac.embedding.models import make_embedder, preload
 from sac.embedding.seeds import SeededEmbedder, VectorSeed, benchmark_seed
+from sac.embedding.vectors import embedder_name
 from sac.errors import SummarizerError
 from sac.index import lexical, snapshot
 from sac.index.client import make_client, release_store
 from sac.index.compaction import settle_collection
 from sac.index.documents import collection_name as doc_collection_name
 from sac.index.documents import document_index
-from sac.index.shards import Shard, require_server, sync_shard
+from sac.index.shard_book import Shard
+from sac.index.shards import require_server, sync_shard
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes, write_lock
+from sac.methods import MethodSpec
 from sac.progress import Progress
-from sac.retrieval import options as method_options
-from sac.retrieval.methods import Method, check_k, check_query
+from sac.retrieval import pipeline, targets
+from sac.retrieval.rerank import make_reranker
+from sac.retrieval.trace import SearchResult
 from sac.summaries.registry import make_summarizer
 from sac.summaries.runs import summarize_corpus
 from sac.summaries.store import SummaryStore
-from sac.types import Chunk, Document, Hit, Summary
+from sac.types import Chunk, Document, Hit, Summary, check_k, check_query
 from sac.workspace import Workspace
+
+# What the app shares across its sessions (one model per embedder, one store client per store, held in its caches)
+# and starts when a page opens, from the stages.
+__all__ = ["BUILTIN_STRATEGIES", "Workbench", "embedder_name", "make_client", "make_embedder", "preload"]
 
 BUILTIN_STRATEGIES = ("generic", "expert")
 
@@ -133,12 +142,12 @@ class Workbench:
         return found
 
     # -- indexes --------------------------------------------------------------------------
-    def index(self, corpus: str, method: Method) -> Index:
+    def index(self, corpus: str, method: MethodSpec) -> Index:
         key = IndexKey(corpus, method.index_name, self.embedder_name, self.config.chunking_key)
         return Index(self.client, key, self.config)
 
     def build(
-        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], *,
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[MethodSpec], *,
         progress: Progress | None = None, summarizers: Sequence[Any] = (), shard: Shard | None = None,
     ) -> dict[str, SyncReport]:
         """Bring the index of every method up to date with ``documents``; returns what each sync did.
@@ -159,7 +168,7 @@ class Workbench:
             return audited
 
     def _build_all(
-        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], progress: Progress | None,
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[MethodSpec], progress: Progress | None,
         summarizers: Sequence[Any], shard: Shard | None,
     ) -> dict[str, SyncReport]:
         doc_hashes = {d.doc_id: d.content_hash for d in documents}
@@ -196,7 +205,7 @@ class Workbench:
         return reports
 
     def _build(
-        self, corpus: str, documents: Sequence[Document], methods: Sequence[Method], progress: Progress | None,
+        self, corpus: str, documents: Sequence[Document], methods: Sequence[MethodSpec], progress: Progress | None,
         doc_hashes: Mapping[str, str], shard: Shard | None,
     ) -> dict[str, SyncReport]:
         if not methods:
@@ -216,7 +225,7 @@ class Workbench:
             else:
                 summary_text = {k: s.text for k, s in self.summaries(documents, method.strategy, progress=progress).items()}
             step = (lambda done, total, m=method: progress(f"embedding and indexing {m.index_name}", done, total)) if progress else None
-            method_chunks, prefixes = method_options.index_inputs(method, documents, self.chunks, self.config.chunk_size)
+            method_chunks, prefixes = index_inputs(method.index, documents, self.chunks, self.config.chunk_size)
             index = self.index(corpus, method)
             if not index.exists() and not seeds:
                 self._check_embedder()
@@ -242,7 +251,7 @@ class Workbench:
                 continue
             if progress:
                 progress(f"BM25 and document index {method.index_name}", 0, 1)
-            method_options.prepare(lexical.for_method(index, self.summary_store, method))
+            targets.prepare(lexical.for_method(index, self.summary_store, method))
             document_index(index, self.summary_store, strategy=method.strategy, embedder=embedder)
             settled = self._settle(index)
             if settled:
@@ -284,7 +293,7 @@ class Workbench:
 
     def remove_documents(self, corpus: str, doc_ids: Sequence[str]) -> int:
         """Delete these documents' records from every index of ``corpus``; returns records removed. Their text stays in
-        the store's files, and their summaries, reviews and runs stay: ``sac.removal.remove_documents`` removes all."""
+        the store's files, and their summaries, reviews and runs stay: ``sac.usecases.remove.remove_documents`` removes all."""
         removed = 0
         for info in list_indexes(self.client):
             if info.corpus == corpus:
@@ -296,15 +305,40 @@ class Workbench:
         return np.asarray(self.embedder.embed_documents([check_query(t) for t in texts]), dtype=np.float32)
 
     def search(
-        self, corpus: str, methods: Sequence[Method], queries: Sequence[str], k: int, *,
+        self, corpus: str, methods: Sequence[MethodSpec], queries: Sequence[str], k: int, *,
         query_vectors: np.ndarray | None = None,
     ) -> dict[str, list[list[Hit]]]:
         """Top-k hits per method and query. Each query is embedded once and shared by all methods."""
+        found = self.search_traced(corpus, methods, queries, k, query_vectors=query_vectors)
+        return {name: [list(r.hits) for r in results] for name, results in found.items()}
+
+    def search_traced(
+        self, corpus: str, methods: Sequence[MethodSpec], queries: Sequence[str], k: int, *,
+        query_vectors: np.ndarray | None = None,
+    ) -> dict[str, list[SearchResult]]:
+        """Per method and query, the top-k hits and the trace of how the search found them (sac.retrieval.trace)."""
         check_k(k)
         for method in methods:
             self.index(corpus, method).require_complete()  # never search half an index as if whole
         vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
-        return {m.name: method_options.search(self, corpus, m, queries, vectors, k) for m in methods}
+        return {m.name: pipeline.search(self.search_sources(corpus, m), m.search, queries, vectors, k)
+                for m in methods}
+
+    def search_sources(self, corpus: str, method: MethodSpec) -> pipeline.SearchSources:
+        """What a search of ``method``'s index reads, each part opened when a stage asks for it."""
+        index = self.index(corpus, method)
+
+        def embedded_texts(chunk_ids: Sequence[str]) -> list[str]:
+            snap = snapshot.snapshot(self.client, index, vectors=False)  # embedded texts: no vectors needed
+            texts = snapshot.embedded_texts(snap, method, self.summary_store)
+            return [texts[snap.row_of[cid]] for cid in chunk_ids]
+
+        return pipeline.SearchSources(
+            index=index, recipe=method.index, embed=self.embed_queries,
+            lexicons=lambda: lexical.for_method(index, self.summary_store, method),
+            document_summaries=lambda: document_index(index, self.summary_store, strategy=method.strategy,
+                                                      embedder=self.embedder),
+            reranker=lambda: make_reranker(self.config), embedded_texts=embedded_texts)
 
 
 class _Relay:
@@ -342,7 +376,7 @@ def _relay_as(relay: _Relay, label: str, _stage: str, done: int, total: int) -> 
 
 @contextlib.contextmanager
 def _audited_build(
-    audit: AuditLog, corpus: str, methods: Sequence[Method], documents: Sequence[Document], shard: Shard | None,
+    audit: AuditLog, corpus: str, methods: Sequence[MethodSpec], documents: Sequence[Document], shard: Shard | None,
     embedder: str, embed_server: str | None,
 ) -> Iterator[dict[str, SyncReport]]:
     """Record a build that changed an index (or failed) in the audit trail; a build with nothing to do is not.

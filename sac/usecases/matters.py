@@ -34,7 +34,9 @@ from typing import Any
 from sac.audit import AuditLog
 from sac.config import SacConfig
 from sac.errors import AccessDenied, ConfigError
-from sac.workspace import safe_name
+from sac.files import safe_name
+from sac.index.client import drop_database, release_store
+from sac.usecases.jobs import board
 
 MATTERS_DIR = "matters"
 
@@ -121,9 +123,6 @@ def erase_matter(root: SacConfig, matter: str) -> dict[str, Any]:
     its workspace folder (corpora, store, summaries, runs, reviews, its audit log) and, with a Chroma server, its
     database there. The removal is recorded in the deployment's audit log. The access file is not edited: the
     matter's name stays listed and opens empty."""
-    from sac.index.client import drop_database, release_store
-    from sac.jobs import board
-
     config = matter_config(root, matter)
     folder = Path(config.workspace)
     running = board(folder).running()

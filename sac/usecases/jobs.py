@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from sac.errors import SacError
+from sac.methods import MethodSpec
 from sac.progress import StageClock, format_duration
-from sac.retrieval.methods import Method
 from sac.types import Document
 from sac.wording import counted
 
@@ -37,7 +37,7 @@ class BuildStep:
 
     corpus: str
     documents: tuple[Document, ...]
-    methods: tuple[Method, ...]
+    methods: tuple[MethodSpec, ...]
     summarizers: tuple[Any, ...] = ()
     label: str = ""  # put before its stage names ("contractnli · chunking"); the corpus when empty
 

@@ -42,18 +42,20 @@ from sac.audit import ids_detail
 from sac.errors import ConfigError, CorpusError
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import RunFolder, list_runs
+from sac.files import atomic_write_text, file_lock, read_jsonl
 from sac.index import lexical, snapshot
 from sac.index.compaction import rewrite_collection, scrub_store, settle_collection, vacuum_store
-from sac.index.documents import DocumentIndex
+from sac.index.documents import DocumentIndex, drop_index
 from sac.index.store import Index, IndexInfo, list_indexes, write_lock
 from sac.ingest import catalog
-from sac.retrieval import options as method_options
-from sac.retrieval.methods import Method, parse_method
+from sac.methods import MethodSpec, parse_method
+from sac.retrieval import targets
 from sac.summaries.log import summary_log_path
 from sac.types import Document
+from sac.usecases.jobs import board
+from sac.usecases.workbench import Workbench
 from sac.wording import counted
-from sac.workbench import Workbench
-from sac.workspace import Workspace, atomic_write_text, file_lock, read_jsonl
+from sac.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ def remove_corpus(wb: Workbench, corpus: str) -> RemovalReport:
     for info in _indexes_of(wb, lambda name: name == corpus or name.startswith(f"{corpus}+pool")):
         index = Index(wb.client, info.key, wb.config)
         snapshot.forget(wb.client, info.collection)
-        index.drop()
+        drop_index(index)
         chunks += info.chunks
         indexes += 1
     summaries, shared = _purge_summaries(wb, {d.content_hash for d in documents}, live)
@@ -181,8 +183,6 @@ def _entry(wb: Workbench, corpus: str) -> catalog.CorpusEntry:
 
 def _check_idle(wb: Workbench) -> None:
     """A build running beside a removal would write the records back (and compaction rewrites the store)."""
-    from sac.jobs import board
-
     running = board(wb.workspace.root).running()
     if running is not None:
         raise ConfigError(f"A build is running in this workspace ({running.label}); remove documents when it has "
@@ -235,8 +235,8 @@ def _purge_index(wb: Workbench, info: IndexInfo, doc_ids: Sequence[str]) -> int:
         try:
             method = parse_method(info.method)
         except ConfigError:  # a name this version cannot read: its records are read as plain chunks
-            method = Method(info.method, None)
-        method_options.prepare(lexical.for_method(index, wb.summary_store, method, rebuild=True))
+            method = MethodSpec()
+        targets.prepare(lexical.for_method(index, wb.summary_store, method, rebuild=True))
     return removed
 
 

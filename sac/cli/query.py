@@ -1,0 +1,48 @@
+"""``sac query``: one question against every method, each method's hits with what its search decided."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sac.cli.common import ProgressBars, dataset_names, pool_paths, workbench_of
+from sac.errors import ConfigError
+from sac.methods import method_label, parse_methods
+from sac.render.trace import trace_notes
+from sac.types import check_k, check_query
+from sac.usecases import corpus
+from sac.usecases.compare import search_question
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    """``sac query``: build the methods' indexes, then print each method's hits and what its search decided.
+
+    With ``--target-doc``, hits from other documents are flagged ``WRONG-DOC``.
+    """
+    text, k = check_query(args.text), check_k(args.k)  # before any index is built
+    wb = workbench_of(args)
+    methods = parse_methods(args.methods)
+    if args.corpus:
+        name, documents = args.corpus, corpus.corpus_documents(wb, args.corpus)
+    else:
+        folder = Path(args.benchmark)
+        datasets = corpus.benchmark_datasets(wb, folder, dataset_names(args), pool_paths(args))
+        if len(datasets) != 1:
+            raise ConfigError(
+                f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus")
+        name, documents = corpus.dataset_documents(folder, datasets[0])
+    wb.build(name, documents, methods, progress=ProgressBars(not args.quiet))
+    found = search_question(wb, name, methods, text, k)
+    pinned = frozenset([args.target_doc] if args.target_doc else [])
+    for method in methods:
+        result = found[method.name]
+        print(f"== {method_label(method.name)}")
+        for label, note in trace_notes(result.trace, text, pinned):
+            print(f"   {label} {note}")
+        for hit in result.hits:
+            flag = ""
+            if args.target_doc:
+                flag = "  " if hit.span.doc_id == args.target_doc else "WRONG-DOC "
+            chunk = " ".join(hit.chunk.text.split())
+            print(f"{flag}{hit.rank:>3} {hit.score:.3f} {hit.span.doc_id} [{hit.span.start}, {hit.span.end}) {chunk[:100]}")
+    return 0
