@@ -5,15 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import app_cache
-from sac.evaluation.runs import corpus_name, list_runs
-from sac.ingest.benchmark import load_benchmark
-from sac.ingest.catalog import DEMO_DIR, DEMO_NAME
-from sac.jobs import BuildStep
-from sac.retrieval.methods import BASE_METHODS, parse_methods
-from sac.summaries.sets import import_summary_sets
+from sac.usecases.corpus import demo_steps
+from sac.usecases.evaluate import list_runs
+from webapp import data, jobs, matters, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup(None, "⚖️")
+page_setup(None, "⚖️")
 
 DEMO_CHOICES = {
     "contractnli": "ContractNLI only: 5 look-alike NDAs, 52 questions (seconds: their vectors ship with the demo)",
@@ -21,19 +18,12 @@ DEMO_CHOICES = {
 }
 
 
-LLM_METHODS = ("sac-generic-llm", "sac-expert-llm")
-
 
 def load_demo(datasets: list[str] | None, llm: bool = False) -> None:
     """Start indexing the demo in the background: the three paper methods of every dataset first (Compare can
     use each index as soon as it is complete), then the two built from the shipped LLM summary sets."""
-    wb = app_cache.workbench()
-    import_summary_sets(wb.summary_store, DEMO_DIR)
-    loaded = load_benchmark(DEMO_DIR, datasets)
-    rounds = [BASE_METHODS, *([LLM_METHODS] if llm else [])]
-    steps = [BuildStep(corpus_name(DEMO_NAME, ds), ds.documents, tuple(parse_methods(",".join(names))), label=ds.name)
-             for names in rounds for ds in loaded]
-    app_cache.start_build(wb, "Demo", steps, note="Open **Compare** to see DRM at work.")
+    wb = settings.workbench()
+    jobs.start_build(wb, "Demo", demo_steps(wb, datasets, llm=llm), note="Open **Compare** to see DRM at work.")
     st.rerun()
 
 
@@ -48,12 +38,12 @@ st.markdown(
     "shows every method's hits side by side, and lets legal experts review and correct what was retrieved."
 )
 
-app_cache.show_flashes()
-with app_cache.stop_on_error():
-    wb = app_cache.workbench()
+widgets.show_flashes()
+with widgets.stop_on_error():
+    wb = settings.workbench()
     ws = wb.workspace
-    indexes = app_cache.indexes(wb)
-    corpora = app_cache.corpora()
+    indexes = data.indexes(wb)
+    corpora = data.corpora()
     runs = list_runs(ws)
 
 st.subheader("Your workspace")
@@ -65,7 +55,7 @@ cols[0].metric("Corpora indexed", len(indexed), help=f"{len(corpora)} available:
 cols[1].metric("Indexes", len(indexes), help="One per corpus, method, embedder and chunking")
 cols[2].metric("Summary sets in use", len(strategies), help="SAC methods with an index: " + (", ".join(strategies) or "none"))
 cols[3].metric("Saved evaluation runs", len(runs))
-st.caption(f"Workspace folder: `{ws.root}` · " + app_cache.index_settings_caption(wb.config))
+st.caption(f"Workspace folder: `{ws.root}` · " + widgets.index_settings_caption(wb.config))
 
 if indexes:
     frame = pd.DataFrame([{"corpus": i.corpus, "method": i.method, "chunks": i.chunks, "embedder": i.embedder,
@@ -88,12 +78,12 @@ choice = st.radio("Datasets to load", list(DEMO_CHOICES), format_func=DEMO_CHOIC
                   key="home_demo_datasets", horizontal=False)
 with_llm = st.checkbox("Also build sac-generic-llm and sac-expert-llm from the shipped LLM summaries", value=True,
                        key="home_demo_llm", help="Two more indexes: about two thirds more time.")
-running = app_cache.jobs().running()
+running = jobs.board().running()
 if running is not None:
     st.info(f"{running.label} is being built in the background: its progress is in the sidebar on every page. "
             "Compare can search each index as soon as it is complete.", icon=":material/hourglass_top:")
 if st.button("Load the demo corpus", type="primary", key="home_load_demo", disabled=running is not None):
-    with app_cache.stop_on_error():
+    with widgets.stop_on_error():
         load_demo(["contractnli"] if choice == "contractnli" else None, llm=with_llm)
 
 st.subheader("Then")
@@ -106,7 +96,7 @@ st.page_link("pages/5_Review.py", label="Review: label retrieved chunks, mark ne
 st.page_link("pages/6_Embedding_map.py", label="Embedding map: see why a method confuses documents, baseline beside SAC",
              icon=":material/scatter_plot:")
 
-matter = app_cache.current_matter()
+matter = matters.current_matter()
 if matter:
     with st.expander(f"Remove the matter {matter}", icon=":material/delete_forever:"):
         st.markdown("Deletes everything of this matter for everyone: its corpora, indexes (and its database on a "
@@ -114,8 +104,8 @@ if matter:
                     "removed it. This cannot be undone.")
         typed = st.text_input("Type the matter's name to confirm", key="home_matter_confirm")
         if st.button("Remove this matter", type="primary", key="home_matter_remove", disabled=typed != matter):
-            with app_cache.stop_on_error():
-                done = app_cache.remove_matter(matter)
-                app_cache.flash("success", f"Removed the matter {matter!r} ({done['files']:,} files).")
+            with widgets.stop_on_error():
+                done = matters.remove_matter(matter)
+                widgets.flash("success", f"Removed the matter {matter!r} ({done['files']:,} files).")
             st.query_params.clear()
             st.rerun()

@@ -2,54 +2,46 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from pathlib import PurePosixPath
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-import app_cache
-from sac.errors import NotABenchmarkError, SacError
-from sac.evaluation import diagnostics
-from sac.evaluation.runs import corpus_name
-from sac.ingest.archives import read_zip
-from sac.ingest.benchmark import load_benchmark_zip
-from sac.ingest.catalog import save_benchmark
-from sac.ingest.readers import read_document_bytes
-from sac.jobs import BuildStep
-from sac.protocols import Summarizer
-from sac.removal import RemovalReport, remove_corpus, remove_documents
+from sac.errors import SacError
+from sac.methods import BASE_METHODS, METADATA_METHOD, method_label, parse_methods
 from sac.render import plots
 from sac.render.map import document_risk_figure
-from sac.retrieval.methods import BASE_METHODS, METADATA_METHOD, method_label, parse_methods
-from sac.summaries.llm import LLM_STRATEGIES
-from sac.summaries.registry import llm_summarizer
-from sac.summaries.runs import estimate_run
 from sac.types import Document
+from sac.usecases import corpus as corpus_cases
+from sac.usecases import summaries
+from sac.usecases.diagnostics import look_alike_risk
+from sac.usecases.jobs import BuildStep
+from sac.usecases.remove import RemovalReport, remove_corpus, remove_documents
 from sac.wording import counted
+from webapp import data, jobs, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Corpus", "📄")
+page_setup("Corpus", "📄")
 
 UPLOAD_TYPES = ["txt", "md", "pdf", "docx", "html", "htm", "zip"]
-LLM_METHOD_STRATEGIES = tuple(LLM_STRATEGIES.values())
+LLM_METHOD_STRATEGIES = tuple(summaries.LLM_STRATEGIES.values())
 
 
 def settings_ui() -> dict[str, Any]:
     """Index settings (shared with every page of this session) and the summarizer for this build."""
-    current = app_cache.settings()
+    current = settings.settings()
     cols = st.columns(4)
     chunk_size = int(cols[0].number_input("Chunk size (characters)", 100, 4000, current["chunk_size"], step=50,
                                           key="corpus_chunk_size"))
     with cols[1]:
-        app_cache.chunking_select("corpus_chunking")
+        widgets.chunking_select("corpus_chunking")
     summary_chars = int(cols[2].number_input("Summary length (characters)", 20, 1000, current["summary_chars"],
                                              step=10, key="corpus_summary_chars"))
-    choices = list(dict.fromkeys([current["embedder"], *app_cache.EMBEDDER_CHOICES]))
+    choices = list(dict.fromkeys([current["embedder"], *settings.EMBEDDER_CHOICES]))
     embedder = cols[3].selectbox("Embedder", choices, key="corpus_embedder",
                                  help="minilm: the packaged all-MiniLM-L6-v2, offline. The ONNX variants run faster.")
-    app_cache.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
+    settings.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
 
     kind = st.radio("Summarizer", ["built-in", "OpenAI-compatible endpoint"], horizontal=True, key="corpus_summarizer",
                     help="Built-in: offline extractive summaries (title, parties, date, law). An endpoint: any "
@@ -73,37 +65,12 @@ def settings_ui() -> dict[str, Any]:
     return {"llm": llm, "methods": methods}
 
 
-def read_uploads(files: list[Any], progress: app_cache.ProgressReporter,
-                 notices: list[tuple[str, str]]) -> tuple[list[Document], dict[str, list]]:
-    """Documents of every uploaded file; a LegalBench-RAG zip becomes a benchmark. Errors are per file: each goes
-    to ``notices`` as a warning (the rest is built without it), shown with the build (``start``), or at once
-    when nothing is built."""
-    documents: list[Document] = []
-    benchmarks: dict[str, list] = {}
-    for i, upload in enumerate(files, start=1):
-        data = upload.getvalue()
-        try:
-            if upload.name.lower().endswith(".zip"):
-                try:
-                    benchmarks[upload.name] = load_benchmark_zip(data, upload.name)
-                except NotABenchmarkError:
-                    docs, errors = read_zip(data, upload.name)
-                    documents.extend(docs)
-                    notices.extend(("warning", str(error)) for error in errors)
-            else:
-                documents.append(read_document_bytes(upload.name, data))
-        except SacError as err:
-            notices.append(("warning", str(err)))
-        progress("reading files", i, len(files))
-    return documents, benchmarks
-
-
-def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> list[Summarizer]:
+def llm_summarizers(wb: Any, llm: dict[str, Any] | None, methods: list[str]) -> list[Any]:
     """One summarizer per LLM method chosen (``sac-generic-llm``, ``sac-expert-llm``); none without an endpoint."""
     if not llm:
         return []
-    return [llm_summarizer(wb.config, s, model=llm["model"], base_url=llm["base_url"], api_key=llm["api_key"])
-            for s in LLM_METHOD_STRATEGIES if f"sac-{s}" in methods]
+    return summaries.endpoint_summarizers(wb, methods, model=llm["model"], base_url=llm["base_url"],
+                                          api_key=llm["api_key"])
 
 
 def build_step(wb: Any, corpus: str, documents: list[Document], methods: list[str],
@@ -113,7 +80,7 @@ def build_step(wb: Any, corpus: str, documents: list[Document], methods: list[st
     summarizers = llm_summarizers(wb, llm, methods)
     if summarizers:
         # Shown before the first request (and kept with the result); requests go out llm_concurrency at a time.
-        estimate = (f"{estimate_run(documents, summarizers, wb.summary_store).describe()}\n\n"
+        estimate = (f"{summaries.estimate_summaries(wb, documents, summarizers).describe()}\n\n"
                     f"Requests: {wb.config.llm_concurrency} at a time, while the other indexes are embedded; finished "
                     "summaries are kept if this stops.")
         notices.append(("info", estimate))
@@ -123,17 +90,16 @@ def build_step(wb: Any, corpus: str, documents: list[Document], methods: list[st
 def start(wb: Any, label: str, steps: list[BuildStep], notices: Sequence[tuple[str, str]] = ()) -> None:
     """Start the build in the background and show it: its progress is in the sidebar on every page, and
     ``notices`` (files not read, a benchmark saved, an LLM estimate) stay with it until the next build."""
-    app_cache.start_build(wb, label, steps, notices=notices)
+    jobs.start_build(wb, label, steps, notices=notices)
     st.session_state["corpus_upload_round"] = st.session_state.get("corpus_upload_round", 0) + 1  # empty uploader
-    app_cache.set_current_corpus(steps[-1].corpus)  # the upload: this page's list and every other page show it
+    widgets.set_current_corpus(steps[-1].corpus)  # the upload: this page's list and every other page show it
     st.rerun()
 
 
 def last_build_report() -> None:
     """How this session's last build is going, with what was said when it started (files of the upload not read, a
     benchmark saved), or how it ended: what each index's sync did."""
-    mine = st.session_state.get(app_cache.MY_JOBS_KEY, [])
-    job = app_cache.jobs().find(mine[-1]) if mine else None
+    job = jobs.my_last_job()
     if job is None:
         return
     status = job.status()
@@ -151,35 +117,30 @@ def run_removal(remove: Callable[[], RemovalReport], *, forget_choice: bool = Fa
     try:
         report = remove()
     except SacError as err:
-        app_cache.invalidate()
+        data.invalidate()
         st.error(str(err))
         return
-    app_cache.flash("success", report.message())
-    app_cache.store_reopened()
+    widgets.flash("success", report.message())
+    data.store_reopened()
     if forget_choice:
         del st.session_state["corpus_shown"]  # the corpus may be gone from the list
     st.rerun()
 
 
-def default_benchmark_name(file_name: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", PurePosixPath(file_name).stem).strip("-._")
-    return (stem or "benchmark")[:60]
-
-
 st.title("Corpus")
 st.markdown("Upload contracts (or a LegalBench-RAG benchmark as a zip), choose how they are chunked, "
             "summarised and embedded, and build one index per method.")
-app_cache.show_flashes()
+widgets.show_flashes()
 
-with app_cache.stop_on_error():
+with widgets.stop_on_error():
     st.subheader("1 · Settings")
     choice = settings_ui()
-    wb = app_cache.workbench()
+    wb = settings.workbench()
     ws = wb.workspace
-st.caption(app_cache.index_settings_caption(wb.config) + " Other pages use these settings in this session.")
+st.caption(widgets.index_settings_caption(wb.config) + " Other pages use these settings in this session.")
 
 st.subheader("2 · Add documents")
-uploaded_corpora = [e.name for e in app_cache.corpora() if e.kind == "upload"]
+uploaded_corpora = [e.name for e in data.corpora() if e.kind == "upload"]
 cols = st.columns([1, 2])
 target = cols[0].selectbox("Add to corpus", ["(new corpus)"] + uploaded_corpora, key="corpus_target")
 new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new_name",
@@ -189,63 +150,64 @@ new_name = cols[1].text_input("New corpus name", "my-contracts", key="corpus_new
 files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a LegalBench-RAG folder as .zip",
                          type=UPLOAD_TYPES, accept_multiple_files=True,
                          key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
-building = app_cache.jobs().running() is not None
+building = jobs.board().running() is not None
 if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"],
              help="Runs in the background. A build is running now: this one queues behind it." if building else
              "Runs in the background."):
-    progress = app_cache.ProgressReporter(st.container(), unit="files")
+    progress = widgets.ProgressReporter(st.container(), unit="files")
     notices: list[tuple[str, str]] = []
     try:
-        documents, benchmarks = read_uploads(files, progress, notices)
+        # A file that cannot be read is a warning, shown with the build (or at once when nothing is built).
+        uploads = corpus_cases.read_uploads([(f.name, f.getvalue()) for f in files], progress)
+        notices.extend(("warning", problem) for problem in uploads.problems)
         steps: list[BuildStep] = []
-        for file_name, datasets in benchmarks.items():
-            name = default_benchmark_name(file_name)
-            save_benchmark(ws, name, datasets)
+        for file_name, datasets in uploads.benchmarks.items():
+            name = corpus_cases.benchmark_name(file_name)
+            kept = corpus_cases.keep_benchmark(wb, name, datasets)
             notices.append(("info", f"Saved benchmark {name!r} with {len(datasets)} dataset(s); it is listed on "
                                     "Compare and Evaluate."))
-            steps += [build_step(wb, corpus_name(name, ds), list(ds.documents), choice["methods"], choice["llm"],
-                                 notices)
-                      for ds in datasets]
-        if documents:
+            steps += [build_step(wb, corpus, list(ds.documents), choice["methods"], choice["llm"], notices)
+                      for corpus, ds in kept.items()]
+        if uploads.documents:
             corpus = new_name.strip() if target == "(new corpus)" else target
-            all_docs = ws.add_documents(corpus, documents)
+            all_docs = ws.add_documents(corpus, uploads.documents)
             steps.append(build_step(wb, corpus, all_docs, choice["methods"], choice["llm"], notices))
         if steps:
             start(wb, f"Building {', '.join(dict.fromkeys(s.corpus for s in steps))}", steps, notices)
-        elif not benchmarks:
+        elif not uploads.benchmarks:
             notices.append(("error", "No document could be read."))
     except SacError as err:
         notices.append(("error", str(err)))
     finally:
-        app_cache.invalidate()
+        data.invalidate()
     for kind, text in notices:  # nothing is building (start reruns the page): the files' errors show now
         getattr(st, kind)(text)
 last_build_report()
 
 st.subheader("3 · Documents")
-entries = app_cache.corpora()
+entries = data.corpora()
 if not entries:
     st.info("No corpus yet.")
     st.stop()
 by_name = {e.name: e for e in entries}
-shown = app_cache.corpus_picker(list(by_name), "corpus_shown", format_func=lambda n: by_name[n].label,
-                                persist_state="session")
-with app_cache.stop_on_error():
-    data = app_cache.dataset(by_name[shown])
-built = app_cache.built_methods(wb, shown)
-partial = app_cache.incomplete_methods(wb, shown)
-st.caption(f"{counted(len(data.documents), 'document')} · {counted(len(data.queries), 'benchmark question')} · "
+shown = widgets.corpus_picker(list(by_name), "corpus_shown", format_func=lambda n: by_name[n].label,
+                              persist_state="session")
+with widgets.stop_on_error():
+    dataset = data.dataset(by_name[shown])
+built = data.built_methods(wb, shown)
+partial = data.incomplete_methods(wb, shown)
+st.caption(f"{counted(len(dataset.documents), 'document')} · {counted(len(dataset.queries), 'benchmark question')} · "
            f"indexes built with the current settings: {', '.join(built) or 'none'}")
-app_cache.incomplete_notice(wb, shown)
+jobs.incomplete_notice(wb, shown)
 if partial and not building:
     if st.button(f"Finish building {', '.join(partial)}", key="corpus_finish", type="primary"):
         try:
-            start(wb, f"Finishing {shown}", [BuildStep(shown, data.documents, tuple(parse_methods(",".join(partial))))])
+            start(wb, f"Finishing {shown}", [BuildStep(shown, dataset.documents, tuple(parse_methods(",".join(partial))))])
         except SacError as err:
             st.error(str(err))
 frame = pd.DataFrame([
     {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
-    for d in data.documents
+    for d in dataset.documents
 ])
 st.dataframe(frame, hide_index=True, key="corpus_documents")
 sac_built = [m for m in built if m.startswith("sac-")]
@@ -256,8 +218,7 @@ if "baseline" in built and sac_built:
         with risk_box:
             other = st.selectbox("Beside the baseline", sac_built, key="corpus_risk_method")
             try:
-                risk = diagnostics.compare_risk(app_cache.snapshot(wb, shown, "baseline"),
-                                                app_cache.snapshot(wb, shown, other))
+                risk = look_alike_risk(wb, shown, other)
                 st.plotly_chart(document_risk_figure(risk, other), key="corpus_risk_figure")
                 st.dataframe(plots.risk_table(risk, other), hide_index=True, key="corpus_risk_table")
                 st.caption("Wrong-document neighbours: share of each chunk's 8 nearest chunks that come from another "
@@ -271,8 +232,8 @@ cols = st.columns(2)
 with cols[0]:
     if choice["llm"]:
         try:
-            ahead = estimate_run(list(data.documents), llm_summarizers(wb, choice["llm"], choice["methods"]),
-                                 wb.summary_store)
+            ahead = summaries.estimate_summaries(wb, list(dataset.documents),
+                                                 llm_summarizers(wb, choice["llm"], choice["methods"]))
             st.caption(ahead.describe().replace("\n", " · ") if ahead.strategies
                        else "Add sac-generic-llm or sac-expert-llm to the methods to build to summarise with this endpoint.")
         except SacError as err:
@@ -281,13 +242,13 @@ with cols[0]:
                  help="Embeds only what is missing or changed; the methods chosen above. Runs in the background."):
         try:
             notices = []
-            step = build_step(wb, shown, list(data.documents), choice["methods"], choice["llm"], notices)
+            step = build_step(wb, shown, list(dataset.documents), choice["methods"], choice["llm"], notices)
             start(wb, f"Building {shown}", [step], notices)
         except SacError as err:
             st.error(str(err))
 with cols[1]:
     if by_name[shown].kind == "upload":
-        remove = st.multiselect("Remove documents", [d.doc_id for d in data.documents], key="corpus_remove_pick")
+        remove = st.multiselect("Remove documents", [d.doc_id for d in dataset.documents], key="corpus_remove_pick")
         if st.button("Remove from the corpus and every index", key="corpus_remove", disabled=building or not remove,
                      help="Also deletes their summaries, review labels and spans, and the saved runs that hold their "
                           "text; then the index store is compacted, so the text is gone from disk."):

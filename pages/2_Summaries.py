@@ -3,27 +3,24 @@ regenerate, and flag look-alike summaries that cannot tell their documents apart
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-import app_cache
 from sac.errors import SacError, SummarizerError
+from sac.methods import parse_method
 from sac.render.highlight import render_labelled
-from sac.retrieval.methods import parse_method
-from sac.summaries.builtin import BuiltinSummarizer
-from sac.summaries.edits import FILTERS, filter_summaries, lookalike_pairs, regenerate, summaries_frame
-from sac.summaries.llm import LLM_STRATEGIES
-from sac.summaries.prompts import default_prompt
-from sac.summaries.registry import llm_summarizer
 from sac.types import text_hash
+from sac.usecases import summaries as summary_cases
+from sac.usecases.summaries import FILTERS, filter_summaries, lookalike_pairs, summaries_frame
+from webapp import data, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Summaries", "📝")
+page_setup("Summaries", "📝")
 
-BUILTIN = ("generic", "expert")
-LLM = tuple(LLM_STRATEGIES.values())
+BUILTIN = summary_cases.BUILTIN_STRATEGIES
+LLM = tuple(summary_cases.LLM_STRATEGIES.values())
 
 
 def summarizer_ui(strategy: str, target: int) -> Any:
@@ -31,36 +28,36 @@ def summarizer_ui(strategy: str, target: int) -> Any:
     kinds = ["built-in", "OpenAI-compatible endpoint"] if strategy in BUILTIN else ["OpenAI-compatible endpoint"]
     kind = st.radio("Regenerate with", kinds, horizontal=True, key="sum_regen_kind")
     if kind == "built-in":
-        return BuiltinSummarizer(strategy, target_chars=target)
+        return summary_cases.builtin_summarizer(strategy, target)
     cols = st.columns(3)
     model = cols[0].text_input("Model", "gpt-4o-mini", key="sum_llm_model")
     base_url = cols[1].text_input("Base URL (empty: api.openai.com)", "", key="sum_llm_base_url").strip() or None
     api_key = cols[2].text_input("API key", "", type="password", key="sum_llm_key").strip() or None
-    prompt = st.text_area("Prompt ({max_chars} and {document} are filled in)", default_prompt(strategy), height=220,
-                          key=f"sum_prompt_{strategy}")
+    prompt = st.text_area("Prompt ({max_chars} and {document} are filled in)", summary_cases.default_prompt(strategy),
+                          height=220, key=f"sum_prompt_{strategy}")
     llm_strategy = strategy if strategy not in BUILTIN else f"{strategy}-llm"
-    return llm_summarizer(app_cache.workbench().config, llm_strategy, model=model, base_url=base_url, api_key=api_key, prompt=prompt,
-                          target_chars=target)
+    return summary_cases.endpoint_summarizer(settings.workbench(), llm_strategy, model=model, base_url=base_url,
+                                             api_key=api_key, prompt=prompt, target_chars=target)
 
 
 st.title("Summaries")
 st.markdown("SAC embeds each chunk after its document's summary. A summary that does not say which contract "
             "it is (parties, type, date) cannot keep look-alike documents apart: find those here, and fix them.")
-app_cache.show_flashes()
+widgets.show_flashes()
 
-with app_cache.stop_on_error():
-    wb = app_cache.workbench()
-    entries = {e.name: e for e in app_cache.corpora()}
+with widgets.stop_on_error():
+    wb = settings.workbench()
+    entries = {e.name: e for e in data.corpora()}
 if not entries:
     st.info("No corpus yet: load the demo on the home page or upload documents on **Corpus**.")
     st.stop()
 
-corpus = app_cache.corpus_picker(list(entries), "sum_corpus", format_func=lambda n: entries[n].label,
-                                persist_state="session")
-with app_cache.stop_on_error():
-    data = app_cache.dataset(entries[corpus])
-documents = list(data.documents)
-built = app_cache.built_methods(wb, corpus)
+corpus = widgets.corpus_picker(list(entries), "sum_corpus", format_func=lambda n: entries[n].label,
+                               persist_state="session")
+with widgets.stop_on_error():
+    dataset = data.dataset(entries[corpus])
+documents = list(dataset.documents)
+built = data.built_methods(wb, corpus)
 known = list(dict.fromkeys([*BUILTIN, *(m[4:] for m in built if m.startswith("sac-")), *LLM]))
 chosen = st.multiselect("Strategies", known, default=list(BUILTIN), key="sum_strategies",
                         help="sac-<strategy> is the method that embeds chunks after these summaries.")
@@ -68,7 +65,7 @@ chosen = st.multiselect("Strategies", known, default=list(BUILTIN), key="sum_str
 summaries: dict[str, dict] = {}
 for strategy in chosen:
     try:
-        summaries[strategy] = app_cache.summaries(wb, corpus, documents, strategy)
+        summaries[strategy] = data.summaries(wb, corpus, documents, strategy)
     except SummarizerError:
         st.info(f"No {strategy!r} summaries yet: generate them below (an OpenAI-compatible endpoint) "
                 "or on **Corpus**.")
@@ -85,7 +82,7 @@ if summaries and len(documents) > 1:
     try:
         for strategy, by_doc in summaries.items():
             ids = [d.doc_id for d in documents if d.doc_id in by_doc]
-            lookalikes[strategy] = app_cache.lookalikes(wb, ids, [by_doc[i].text for i in ids])
+            lookalikes[strategy] = data.lookalikes(wb, ids, [by_doc[i].text for i in ids])
     except SacError as err:
         st.error(str(err))
 frame = summaries_frame(documents, summaries, {d.doc_id: len(wb.chunks(d)) for d in documents}, lookalikes)
@@ -152,20 +149,19 @@ st.caption(f"{len(text.strip())} characters (target {wb.config.summary_chars}). 
               if indexed else f"No {method.name} index with the current settings yet: it will use this summary when built."))
 if st.button("Save as a new version", type="primary", key="sum_save", disabled=not text.strip()):
     try:
-        saved = store.save_edit(document, strategy, text)
+        saved = summary_cases.save_edit(wb, document, strategy, text)
         st.session_state[base_key] = saved.version
-        started = time.perf_counter()
         if indexed:
-            report = wb.build(corpus, documents, [method])[method.index_name]
+            report, seconds = summary_cases.reembed(wb, corpus, documents, method)
             st.session_state["sum_last_report"] = {
                 "document": doc_id, "method": method.name, "version": saved.version,
                 "chunks re-embedded": report.added, "chunks kept": report.kept, "removed": report.deleted,
-                "documents changed": report.documents_changed, "seconds": round(time.perf_counter() - started, 2),
+                "documents changed": report.documents_changed, "seconds": round(seconds, 2),
             }
-        app_cache.flash("success", f"Saved version {saved.version} of the {strategy} summary." + (
+        widgets.flash("success", f"Saved version {saved.version} of the {strategy} summary." + (
             f" Re-embedded {report.added} chunks of {report.documents_changed} document in {method.name} "
-            f"({report.kept} unchanged) in {time.perf_counter() - started:.1f} s." if indexed else ""))
-        app_cache.invalidate()
+            f"({report.kept} unchanged) in {seconds:.1f} s." if indexed else ""))
+        data.invalidate()
         st.rerun()
     except SacError as err:
         st.error(str(err))
@@ -184,21 +180,18 @@ with st.expander("Regenerate", key="sum_regen_box"):
     every = cols[1].button("Regenerate all documents", key="sum_regen_all", disabled=summarizer is None)
     if one or every:
         targets = [document] if one else documents
-        progress = app_cache.ProgressReporter(st.container(), unit="documents")
+        progress = widgets.ProgressReporter(st.container(), unit="documents")
         try:
-            made = regenerate(store, targets, summarizer, concurrency=wb.config.llm_concurrency,
-                              progress=lambda done, total, _doc: progress("summarizing", done, total))
+            made = summary_cases.regenerate_summaries(wb, targets, summarizer, progress=progress)
             for target in targets:  # this session's own new versions: its text boxes follow them
                 st.session_state.pop(f"sum_base_{text_hash(target.doc_id)}_{summarizer.strategy}", None)
             regen_method = parse_method(f"sac-{summarizer.strategy}")
             note = ""
             if regen_method.name in built:
-                started = time.perf_counter()
-                report = wb.build(corpus, documents, [regen_method], progress=progress)[regen_method.index_name]
-                note = (f" Re-embedded {report.added} chunks in {regen_method.name} "
-                        f"in {time.perf_counter() - started:.1f} s.")
-            app_cache.flash("success", f"Regenerated {len(made)} {summarizer.strategy} summaries.{note}")
-            app_cache.invalidate()
+                report, seconds = summary_cases.reembed(wb, corpus, documents, regen_method, progress=progress)
+                note = f" Re-embedded {report.added} chunks in {regen_method.name} in {seconds:.1f} s."
+            widgets.flash("success", f"Regenerated {len(made)} {summarizer.strategy} summaries.{note}")
+            data.invalidate()
             st.rerun()
         except SacError as err:
             st.error(str(err))

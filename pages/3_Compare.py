@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_cache
 from sac.errors import SacError
-from sac.evaluation import diagnostics
-from sac.evaluation.compare import (
-    ComparisonRequest,
-    DocumentDiff,
-    compare_methods,
-    document_diffs,
-    metrics_frame,
-    routing_notes,
-)
+from sac.methods import BASE_METHODS, method_label, parse_method, searchable_methods
 from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.retrieval.methods import BASE_METHODS, method_label, parse_method, searchable_methods
+from sac.render.trace import trace_notes
 from sac.types import document_title
+from sac.usecases.compare import ComparisonRequest, DocumentDiff, compare_methods, document_diffs, metrics_frame
+from sac.usecases.diagnostics import hit_boilerplate
 from sac.wording import counted
+from webapp import data, jobs, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Compare", "🔍")
+page_setup("Compare", "🔍")
 
 
 def doc_names(doc_ids: tuple[str, ...]) -> str:
@@ -50,11 +45,11 @@ def diff_line(diff: DocumentDiff, right_known: bool) -> str:
 
 st.title("Compare methods on one question")
 
-with app_cache.stop_on_error():
-    wb = app_cache.workbench()
-    entries = app_cache.corpora()
+with widgets.stop_on_error():
+    wb = settings.workbench()
+    entries = data.corpora()
 
-indexed = [e for e in entries if app_cache.built_methods(wb, e.name)]
+indexed = [e for e in entries if data.built_methods(wb, e.name)]
 if not indexed:
     st.warning("No corpus is indexed with the current settings. Load the demo on the home page or build an index on **Corpus**.")
     st.page_link("app.py", label="Home: load the demo corpus", icon=":material/home:")
@@ -62,23 +57,23 @@ if not indexed:
 
 by_name = {e.name: e for e in indexed}
 top = st.columns([2, 1, 2])
-corpus = app_cache.corpus_picker(list(by_name), "cmp_corpus", top[0], bind="query-params",
-                                help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
+corpus = widgets.corpus_picker(list(by_name), "cmp_corpus", top[0], bind="query-params",
+                               help="Benchmark datasets have questions with known answers; uploaded corpora take your own.")
 entry = by_name[corpus]
-available = app_cache.built_methods(wb, corpus)
-app_cache.incomplete_notice(wb, corpus)
+available = data.built_methods(wb, corpus)
+jobs.incomplete_notice(wb, corpus)
 k = int(top[1].number_input("k (hits per method)", min_value=1, max_value=64, value=8, key="cmp_k", bind="query-params"))
 default_methods = [m for m in BASE_METHODS if m in available] or available[:3]
 options = searchable_methods(available)  # search options (hybrid, docs, rerank) run on any built index
 methods = top[2].multiselect("Methods", options, default=default_methods, key="cmp_methods", format_func=method_label,
                              help="+hybrid<w>: dense + BM25 · +docs<N>: documents first · +rerank: SAC_RERANKER")
 
-with app_cache.stop_on_error():
-    data = app_cache.dataset(entry)
-documents = {d.doc_id: d for d in data.documents}
+with widgets.stop_on_error():
+    dataset = data.dataset(entry)
+documents = {d.doc_id: d for d in dataset.documents}
 
-reviewed = app_cache.reviewed_questions(wb, corpus, data.documents)
-sources = [*(["Benchmark question"] if data.queries else []), *(["Reviewed question"] if reviewed else []),
+reviewed = data.reviewed_questions(wb, corpus, dataset.documents)
+sources = [*(["Benchmark question"] if dataset.queries else []), *(["Reviewed question"] if reviewed else []),
            "Your own question"]
 source = st.radio("Question", sources, horizontal=True, key="cmp_source", bind="query-params")
 gold: tuple = ()
@@ -86,7 +81,7 @@ pinned: list[str] = []
 query_id = ""
 if source in ("Benchmark question", "Reviewed question"):
     benchmark = source == "Benchmark question"
-    queries = {q.query_id: q for q in data.queries} if benchmark else reviewed
+    queries = {q.query_id: q for q in dataset.queries} if benchmark else reviewed
     query_id = st.selectbox(
         f"Pick one of the {len(queries)} benchmark questions (type to search)" if benchmark
         else f"Pick a question with ground truth marked on Review ({counted(len(queries), 'question')})",
@@ -124,9 +119,9 @@ if not query or not query.strip():
     st.info("Type a question, or pick a benchmark question, to see every method's hits side by side.")
     st.stop()
 
-with app_cache.stop_on_error():
-    hits = app_cache.search(wb, corpus, methods, query, k)
-comparison = compare_methods(query, hits, gold=gold, pinned=pinned)
+with widgets.stop_on_error():
+    found = data.search_traced(wb, corpus, methods, query, k)
+comparison = compare_methods(query, {m: list(r.hits) for m, r in found.items()}, gold=gold, pinned=pinned)
 st.session_state["last_comparison"] = ComparisonRequest(
     corpus=corpus, query=query.strip(), k=k, methods=tuple(methods), query_id=query_id, gold=tuple(gold),
     pinned=tuple(pinned or ()),
@@ -135,7 +130,7 @@ st.session_state["last_comparison"] = ComparisonRequest(
 table = metrics_frame(comparison)
 if comparison.targets:
     # Methods named as the columns below name them ("recommended (…)", "(reads file names)"), in full.
-    st.dataframe(plots.percent_table(app_cache.labelled(table),
+    st.dataframe(plots.percent_table(widgets.labelled(table),
                                      {"precision": "precision %", "recall": "recall %", "drm": "DRM %"})
                  .rename(columns={"wrong": "wrong-document hits"}), hide_index=True, key="cmp_table",
                  column_config={"method": st.column_config.TextColumn(width="large")})
@@ -146,19 +141,20 @@ for diff in document_diffs(comparison):
     label = f"{method_label(diff.method)} vs {method_label(diff.reference)}:"  # as the columns below name them
     st.markdown(render_labelled(label, diff_line(diff, bool(comparison.targets))), unsafe_allow_html=True)
 
-if data.queries:
-    overall = st.expander(f"How the methods do on all {len(data.queries)} questions of this dataset at k={k}",
+if dataset.queries:
+    overall = st.expander(f"How the methods do on all {len(dataset.queries)} questions of this dataset at k={k}",
                           key="cmp_all_questions", on_change="rerun")
     if overall.open:
         with overall:
-            st.dataframe(app_cache.labelled(app_cache.all_questions(wb, corpus, methods, k, data.queries)), hide_index=True,
+            st.dataframe(widgets.labelled(data.all_questions(wb, corpus, methods, k, dataset.queries)), hide_index=True,
                          key="cmp_all_table", column_config={"method": st.column_config.TextColumn(width="large")})
             st.caption("One question can go either way; these figures are over every question. "
                        "The Evaluate page runs every k and saves the run.")
 
 summary_doc = next(iter(sorted(comparison.targets)), None)
-boilerplate_index = (app_cache.snapshot(wb, corpus, "baseline")
-                     if "baseline" in available else None)
+# How many other documents hold a near-copy of each hit's chunk, read from the baseline index (no summary).
+boilerplate = (hit_boilerplate(wb, corpus, {r.method: r.hits for r in comparison.results})
+               if "baseline" in available else {r.method: [None] * len(r.hits) for r in comparison.results})
 columns = st.columns(len(comparison.results))
 for column, result in zip(columns, comparison.results):
     with column:
@@ -176,21 +172,18 @@ for column, result in zip(columns, comparison.results):
             st.markdown(render_plain("No summary: chunks are embedded alone.", muted=True), unsafe_allow_html=True)
         elif doc_for_summary in documents:
             try:
-                summary = app_cache.summaries(wb, corpus, list(data.documents), strategy).get(doc_for_summary)
+                summary = data.summaries(wb, corpus, list(dataset.documents), strategy).get(doc_for_summary)
             except SacError as err:
                 summary = None
                 st.caption(str(err))
             if summary is not None:
                 st.markdown(render_labelled(f"Summary used for {document_title(doc_for_summary)}:", summary.text),
                             unsafe_allow_html=True)
-        routing = app_cache.routing(wb, corpus, result.method, query) if parse_method(result.method).search_options else None
-        for label, text in routing_notes(routing, query, comparison.targets) if routing else []:
+        for label, text in trace_notes(found[result.method].trace, query, comparison.targets):
             st.markdown(render_labelled(label, text), unsafe_allow_html=True)
         if not result.hits:
             st.info("No hits.")
-        shared = (diagnostics.hit_boilerplate(boilerplate_index, result.hits) if boilerplate_index
-                  else [None] * len(result.hits))
-        for hit, wrong, others in zip(result.hits, result.wrong, shared):
+        for hit, wrong, others in zip(result.hits, result.wrong, boilerplate[result.method]):
             doc = documents.get(hit.span.doc_id)
             st.markdown(render_hit(rank=hit.rank, title=document_title(hit.span.doc_id), score=hit.score,
                                    text=hit.chunk.text, span=hit.span, gold=gold, wrong=wrong), unsafe_allow_html=True)

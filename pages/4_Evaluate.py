@@ -3,51 +3,55 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-import app_cache
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
-from sac.evaluation import diagnostics
-from sac.evaluation.review import ReviewStore, reviewed_dataset, reviewed_settings
-from sac.evaluation.runs import RunFolder, compare_runs, evaluate, list_runs, query_diff, save_run, summary_table
-from sac.evaluation.uncertainty import format_interval, interval_table
-from sac.ingest import catalog
-from sac.ingest.benchmark import load_benchmark
-from sac.ingest.pools import attach_pool
+from sac.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.render import plots
-from sac.retrieval.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
-from sac.summaries.sets import import_summary_sets
 from sac.types import document_title
+from sac.usecases import corpus as corpus_cases
+from sac.usecases import review
+from sac.usecases.evaluate import (
+    EvaluationRequest,
+    RunFolder,
+    changed_questions,
+    compare_runs,
+    evaluate_and_save,
+    format_interval,
+    interval_table,
+    list_runs,
+    query_diff,
+    summary_table,
+)
 from sac.wording import counted
+from webapp import data, jobs, matters, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Evaluate", "📈")
-SOURCES = catalog.SOURCES_DIR
+page_setup("Evaluate", "📈")
+SOURCES = corpus_cases.SOURCES_DIR
 
 
 st.title("Evaluate")
 st.markdown("Run a benchmark: every question is retrieved once per method at the largest k, then scored at "
             "every k. **DRM** is the share of retrieved chunks from a document other than the question's; "
             "precision and recall count the characters that overlap the ground-truth answer.")
-app_cache.show_flashes()
-app_cache.chunking_select("eval_chunking")
+widgets.show_flashes()
+widgets.chunking_select("eval_chunking")
 
 REVIEWED = "reviewed:"  # a Benchmark choice "reviewed:<corpus>": the ground truth reviewers marked on that corpus
 
-with app_cache.stop_on_error():
-    wb = app_cache.workbench()
+with widgets.stop_on_error():
+    wb = settings.workbench()
     ws = wb.workspace
-    benchmarks = catalog.list_benchmarks(ws)
-    entries = {e.name: e for e in app_cache.corpora()}
-    review_store = ReviewStore(ws.reviews_dir)
-    reviewed_spans = review_store.gold()
-reviewed_counts = {c: len({g.query for g in reviewed_spans if g.corpus == c})
-                   for c in sorted({g.corpus for g in reviewed_spans} & set(entries))}
+    benchmarks = corpus_cases.list_benchmarks(ws)
+    entries = {e.name: e for e in data.corpora()}
+    # Per corpus with ground truth marked on Review: its questions and spans.
+    reviewed_counts = {c: n for c, n in review.reviewed_counts(wb).items() if c in entries}
 choices = [*benchmarks, *(REVIEWED + c for c in reviewed_counts)]
 if not choices:
     st.warning("No benchmark found: the demo folder data/demo is missing and none was uploaded on **Corpus**.")
@@ -55,25 +59,25 @@ if not choices:
 
 bench = st.selectbox("Benchmark", choices, key="eval_benchmark",
                      format_func=lambda b: (f"Reviewed ground truth of {b[len(REVIEWED):]} "
-                                            f"({counted(reviewed_counts[b[len(REVIEWED):]], 'question')})"
+                                            f"({counted(reviewed_counts[b[len(REVIEWED):]][0], 'question')})"
                                             if b.startswith(REVIEWED) else b),
                      help="The bundled demo, a LegalBench-RAG zip uploaded on Corpus, or the ground truth marked on "
                           "**Review** for a corpus, searched in that corpus's own indexes.")
 reviewed = bench[len(REVIEWED):] if bench.startswith(REVIEWED) else None
-names = [reviewed] if reviewed else catalog.benchmark_datasets(benchmarks[bench])
-corpus_of = {n: reviewed or catalog.dataset_corpus(bench, n) for n in names}
+names = [reviewed] if reviewed else corpus_cases.benchmark_dataset_names(benchmarks[bench])
+corpus_of = {n: reviewed or corpus_cases.dataset_corpus(bench, n) for n in names}
 if reviewed:
-    st.caption(f"{counted(reviewed_counts[reviewed], 'question')} with "
-               f"{counted(sum(g.corpus == reviewed for g in reviewed_spans), 'span')} marked on **Review**, searched in "
+    st.caption(f"{counted(reviewed_counts[reviewed][0], 'question')} with "
+               f"{counted(reviewed_counts[reviewed][1], 'span')} marked on **Review**, searched in "
                f"the indexes of corpus `{reviewed}`. Spans marked later are in the next run, not in a saved one.")
 with st.form("eval_form", border=True):
     datasets = st.multiselect("Datasets", names, default=names, key=f"eval_datasets_{bench}",  # each its own choice
                               help="The demo's cuad is 29 contracts (about 3,000 chunks per method): "
                                    "a few minutes the first time on 2 cores, seconds after.")
     cols = st.columns([2, 2])
-    built = sorted({m for n in names for m in app_cache.built_methods(wb, corpus_of[n])})
+    built = sorted({m for n in names for m in data.built_methods(wb, corpus_of[n])})
     for n in names:
-        app_cache.incomplete_notice(wb, corpus_of[n])
+        jobs.incomplete_notice(wb, corpus_of[n])
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
     methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",
@@ -92,33 +96,28 @@ with st.form("eval_form", border=True):
     submitted = st.form_submit_button("Run the evaluation", type="primary", key="eval_run_button")
 
 if submitted:
-    progress = app_cache.ProgressReporter(st.container(), unit="chunks")
+    progress = widgets.ProgressReporter(st.container(), unit="chunks")
     try:
-        chosen = parse_methods(",".join([*methods, extra]))
+        chosen = tuple(parse_methods(",".join([*methods, extra])))
         if not datasets:
             raise ConfigError("Choose at least one dataset.")
-        started = time.perf_counter()
+        pool = tuple(Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip())
+        ks_chosen = tuple(ks or DEFAULT_K_VALUES)
+        label_chosen = label.strip() or "app"
+        # The same request `sac eval` makes for the same choices, so the saved run records the same settings.
         if reviewed:
-            loaded = [reviewed_dataset(reviewed, app_cache.dataset(entries[reviewed]).documents,
-                                       review_store.gold(corpus=reviewed))]
+            request = EvaluationRequest(tuple(corpus_cases.reviewed_datasets(wb, reviewed, pool)), chosen, ks_chosen,
+                                        benchmark=reviewed, pool=pool, reviewed=reviewed, label=label_chosen)
         else:
-            loaded = load_benchmark(benchmarks[bench], datasets)
-            import_summary_sets(wb.summary_store, benchmarks[bench])
-        pool_paths = [Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip()]
-        if pool_paths:
-            loaded = attach_pool(loaded, pool_paths)
-            st.info(f"Distractor pool: {len(loaded[0].distractors)} documents added to every dataset's index.")
-        result = evaluate(wb, loaded, chosen, ks or DEFAULT_K_VALUES, benchmark=bench, progress=progress,
-                          corpora={d.name: corpus_of[d.name] for d in loaded})
-        result.timings["total"] = round(time.perf_counter() - started, 3)
-        settings = {"datasets": [d.name for d in loaded], "corpora": {d.name: corpus_of[d.name] for d in loaded},
-                    "methods": [m.name for m in chosen], "k": sorted(ks or DEFAULT_K_VALUES),
-                    "pool": [str(p) for p in pool_paths], "source": "app"}
-        settings.update(reviewed_settings(reviewed, loaded[0]) if reviewed else {"benchmark": str(benchmarks[bench])})
-        run = save_run(ws, result, wb.config, settings, label=label.strip() or "app")
-        app_cache.invalidate()
+            request = EvaluationRequest(tuple(corpus_cases.benchmark_datasets(wb, benchmarks[bench], datasets, pool)),
+                                        chosen, ks_chosen, benchmark=bench, benchmark_dir=benchmarks[bench], pool=pool,
+                                        label=label_chosen)
+        if pool:
+            st.info(f"Distractor pool: {len(request.datasets[0].distractors)} documents added to every dataset's index.")
+        result, run = evaluate_and_save(wb, request, progress=progress)
+        data.invalidate()
         st.session_state["eval_run"] = run.run_id
-        app_cache.flash("success", f"Run saved as {run.run_id} ({result.timings['total']:.0f} s).")
+        widgets.flash("success", f"Run saved as {run.run_id} ({result.timings['total']:.0f} s).")
         st.rerun()
     except SacError as err:
         st.error(str(err))
@@ -151,19 +150,19 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
                              "when the claim is about new contracts; with only a handful of documents they are "
                              "rough themselves.")
     try:
-        intervals, diff = app_cache.run_uncertainty(run, reference if len(methods) > 1 else None, resample)
+        intervals, diff = data.run_uncertainty(run, reference if len(methods) > 1 else None, resample)
     except SacError as err:
         st.warning(str(err))
         return {}
-    if note := app_cache.run_few_units(run, resample):
+    if note := data.run_few_units(run, resample):
         st.caption(f"Rough: {note}.")
-    st.dataframe(interval_table(app_cache.labelled(intervals), "mean")
+    st.dataframe(interval_table(widgets.labelled(intervals), "mean")
                  .rename(columns=INTERVAL_HEADERS), key="eval_intervals")
     export: dict[str, Any] = {"resample": resample, "intervals": _records(intervals)}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
-        shown = app_cache.labelled(shown[["dataset", "method_b", "metric", "difference", "verdict"]]
+        shown = widgets.labelled(shown[["dataset", "method_b", "metric", "difference", "verdict"]]
                                    .rename(columns={"method_b": "method"}))
         st.dataframe(shown, hide_index=True, key="eval_paired")
         export["paired_differences"] = _records(diff)
@@ -183,7 +182,7 @@ def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int])
                                index=next((i for i, m in enumerate(methods) if m != "baseline"), 0))
     k = cols[1].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
     try:
-        takers, asked, pairs = app_cache.run_mismatch(run, dataset, method, k)
+        takers, asked, pairs = data.run_mismatch(run, dataset, method, k)
     except SacError as err:
         st.warning(str(err))
         return
@@ -216,7 +215,7 @@ labels = {r.run_id: r.description for r in runs.values()}
 if st.session_state.get("eval_run") not in run_ids:
     st.session_state["eval_run"] = run_ids[0]
 run_id = st.selectbox("Saved run", run_ids, format_func=labels.get, key="eval_run")
-frame, meta = app_cache.run_metrics(runs[run_id])
+frame, meta = data.run_metrics(runs[run_id])
 chart_sets = list(dict.fromkeys(frame["dataset"]))
 cols = st.columns([1, 1, 2])
 chart_set = cols[0].selectbox("Dataset for the k charts", chart_sets, index=chart_sets.index(plots.default_dataset(frame)),
@@ -228,7 +227,7 @@ cols[2].caption(f"Created {meta.get('created', '')} · embedder {meta.get('confi
                 f"chunks {meta.get('config', {}).get('chunk_size', '')} · timings (s): "
                 + ", ".join(f"{k} {v}" for k, v in timings.items()))
 
-labelled = app_cache.labelled(frame)  # for charts and tables; downloads keep the resolved names
+labelled = widgets.labelled(frame)  # for charts and tables; downloads keep the resolved names
 left, right = st.columns(2)
 left.plotly_chart(plots.metric_vs_k(labelled, "drm", chart_set), key="eval_fig_drm_k")
 right.plotly_chart(plots.drm_per_dataset(labelled, bar_k), key="eval_fig_drm_dataset")
@@ -250,12 +249,12 @@ with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(labelled), hide_index=True, key="eval_rows")
 cols = st.columns(2)
 cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=False), file_name=f"{run_id}.csv",
-                        mime="text/csv", key="eval_download_csv", on_click=app_cache.record_export,
+                        mime="text/csv", key="eval_download_csv", on_click=matters.record_export,
                         args=(f"run {run_id} metrics (CSV)",))
 cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records"),
                                                       "uncertainty": uncertainty}, indent=1, default=str),
                         file_name=f"{run_id}.json", mime="application/json", key="eval_download_json",
-                        on_click=app_cache.record_export, args=(f"run {run_id} metrics (JSON)",))
+                        on_click=matters.record_export, args=(f"run {run_id} metrics (JSON)",))
 
 st.subheader("Compare two runs")
 if len(runs) < 2:
@@ -272,9 +271,8 @@ else:
             counts = diff.groupby(["method", "change"]).size().unstack(fill_value=0)
             st.caption("Questions whose top 8 gained or lost every right-document hit, B against A:")
             st.dataframe(counts, key="eval_cmp_queries")
-            changes = diagnostics.query_changes(runs[run_a], runs[run_b], k=8,
-                                                corpus_of={n: runs[run_b].corpus_of(n) for n in set(diff["dataset"])})
-            changes["compare"] = [app_cache.compare_link(c, q) if q else "" for c, q in zip(changes["corpus"], changes["query"])]
+            changes = changed_questions(runs[run_a], runs[run_b], k=8)
+            changes["compare"] = [widgets.compare_link(c, q) if q else "" for c, q in zip(changes["corpus"], changes["query"])]
             if len(changes):
                 st.dataframe(changes[["dataset", "method", "change", "query", "compare"]], hide_index=True,
                              key="eval_cmp_changes", column_config={

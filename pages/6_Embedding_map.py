@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_cache
-from sac.evaluation import diagnostics
 from sac.render.map import embedding_map_figure
-from sac.retrieval.methods import check_query
 from sac.types import document_title, text_hash
+from sac.usecases import diagnostics
+from webapp import data, jobs, settings, widgets
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Embedding map", "🗺️")
+page_setup("Embedding map", "🗺️")
 st.title("Embedding map")
 st.markdown("Every dot is a chunk, coloured by its document; the star is the question, the rings its top-k "
             "hits. Without a summary, the clauses every contract shares crowd together whatever document they "
             "come from; SAC's summary pulls each document's chunks apart. The **silhouette** by document "
             "(cosine, in the full embedding space) says how far: near 1 apart, near 0 mixed.")
 
-with app_cache.stop_on_error():
-    wb = app_cache.workbench()
-    indexed = [e for e in app_cache.corpora() if app_cache.built_methods(wb, e.name)]
+with widgets.stop_on_error():
+    wb = settings.workbench()
+    indexed = [e for e in data.corpora() if data.built_methods(wb, e.name)]
 if not indexed:
     st.warning("No corpus is indexed with the current settings. "
                "Load the demo on the home page or build an index on **Corpus**.")
@@ -27,20 +27,20 @@ if not indexed:
 
 by_name = {e.name: e for e in indexed}
 cols = st.columns([2, 2, 2, 1])
-corpus = app_cache.corpus_picker(list(by_name), "map_corpus", cols[0])
-available = app_cache.built_methods(wb, corpus)
-app_cache.incomplete_notice(wb, corpus)
+corpus = widgets.corpus_picker(list(by_name), "map_corpus", cols[0])
+available = data.built_methods(wb, corpus)
+jobs.incomplete_notice(wb, corpus)
 left = cols[1].selectbox("Left", available, index=available.index("baseline") if "baseline" in available else 0,
                          key="map_left")
 right_default = next((m for m in ("sac-generic", "sac-expert") if m in available), available[-1])
 right = cols[2].selectbox("Right", available, index=available.index(right_default), key="map_right")
 k = int(cols[3].number_input("k", min_value=1, max_value=32, value=8, key="map_k"))
 
-with app_cache.stop_on_error():
-    data = app_cache.dataset(by_name[corpus])
+with widgets.stop_on_error():
+    corpus_data = data.dataset(by_name[corpus])
 targets: list[str] = []
-if data.queries:
-    queries = {q.query_id: q for q in data.queries}
+if corpus_data.queries:
+    queries = {q.query_id: q for q in corpus_data.queries}
     query_id = st.selectbox("Question", list(queries), format_func=lambda qid: queries[qid].text, key="map_query_pick")
     query = queries[query_id].text
     targets = sorted(queries[query_id].gold_doc_ids)
@@ -51,15 +51,12 @@ if not query or not query.strip():
     st.stop()
 
 methods = list(dict.fromkeys([left, right]))
-with app_cache.stop_on_error():
-    hits = app_cache.search(wb, corpus, methods, query, k)
-    vector = wb.embed_queries([check_query(query)])[0]
-    snaps = {m: app_cache.snapshot(wb, corpus, m) for m in methods}
+with widgets.stop_on_error():
+    hits = data.search(wb, corpus, methods, query, k)
+    all_docs, lookalikes = diagnostics.map_documents(wb, corpus, methods[0], targets[0] if targets else None, n=5)
 
 hit_docs = [h.span.doc_id for m in methods for h in hits[m]]
-lookalikes = diagnostics.default_map_documents(snaps[methods[0]], targets[0] if targets else None, n=5)
 default_docs = list(dict.fromkeys([*targets, *hit_docs, *lookalikes]))[:8]
-all_docs = snaps[methods[0]].documents
 cols = st.columns([4, 1])
 chosen = cols[0].multiselect("Documents on the map", all_docs, default=[d for d in default_docs if d in all_docs],
                              format_func=document_title, key=f"map_docs_{text_hash(corpus + '|' + query)[:12]}",
@@ -71,9 +68,8 @@ if len(chosen) < 2:
     st.info("Choose at least two documents.")
     st.stop()
 
-with app_cache.stop_on_error():
-    maps = [diagnostics.embedding_map(snaps[m], m, chosen, query_vector=vector, hits=hits[m], projection=projection)
-            for m in methods]
+with widgets.stop_on_error():
+    maps = diagnostics.embedding_maps(wb, corpus, methods, chosen, query, hits, projection)
 metric_cols = st.columns(len(maps))
 for column, m in zip(metric_cols, maps):
     column.metric(f"Silhouette by document · {m.method}", "n/a" if m.silhouette is None else f"{m.silhouette:.2f}")

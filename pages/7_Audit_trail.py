@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_cache
 from sac.audit import ACTIONS, entries_csv, entries_frame
 from sac.errors import SacError
+from webapp import matters, settings
+from webapp.glossary import page_setup
 
-app_cache.page_setup("Audit trail", "📜")
+page_setup("Audit trail", "📜")
 st.title("Audit trail")
-matter = app_cache.current_matter()
+matter = matters.current_matter()
 st.markdown(
     (f"Everything done in the matter **{matter}**" if matter else "Everything done in this workspace")
     + ": uploads, builds, summary edits, documents sent to a language model (and the server they went to), "
@@ -18,7 +19,7 @@ st.markdown(
     "the one before, so an edited or removed line shows below. Entries name documents by id, never their text."
 )
 try:
-    log = app_cache.workbench().audit
+    log = settings.workbench().audit
     entries = log.entries()
     broken = log.verify()
 except (SacError, ValueError) as err:
@@ -39,5 +40,5 @@ people = cols[1].multiselect("Who", sorted({e["who"] for e in entries}), key="au
 shown = [e for e in entries if (not actions or e["action"] in actions) and (not people or e["who"] in people)]
 st.dataframe(entries_frame(shown), hide_index=True, key="audit_table")  # text cells: never rendered as HTML
 st.download_button("Export as CSV", entries_csv(shown), file_name=f"sac-audit-{matter or 'workspace'}.csv",
-                   mime="text/csv", key="audit_export", on_click=app_cache.record_export,
+                   mime="text/csv", key="audit_export", on_click=matters.record_export,
                    args=("audit trail (CSV)",), kwargs={"entries": len(shown)})

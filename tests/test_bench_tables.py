@@ -1,5 +1,6 @@
-"""The READMEs' headline tables hold exactly what bench/headline.py makes of the stored selection runs, whose
-identifiable tags are the ones the benchmark builder gives now; a run stores a command that reruns its methods."""
+"""README.md's results table holds exactly what bench/headline.py makes of the stored selection runs, whose
+identifiable tags are the ones the benchmark builder gives now; a run stores a command that reruns its methods.
+(bench/RESULTS.md, which holds every headline row, is checked against bench/results_doc.py in tests/test_docs.py.)"""
 
 from __future__ import annotations
 
@@ -21,29 +22,39 @@ sys.path.remove(str(BENCH))
 
 from sac.ingest.benchmark import load_benchmark  # noqa: E402
 from sac.ingest.builders import SPLITS, split_of  # noqa: E402
-from sac.retrieval.methods import RECOMMENDED  # noqa: E402
+from sac.methods import RECOMMENDED  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def made() -> list[str]:
-    return [row for split in headline.SPLITS for row in headline.rows(split)]
+    return headline.readme_rows()
 
 
-def test_every_headline_row_of_both_readmes_is_a_stored_runs(made):
-    blocks = {(row.split(" | ")[0], row.split(" | ")[1]) for row in made}
-    assert len(made) == 4 * len(headline.METHODS) * 2 and len(blocks) == 8  # 2 splits x 2 datasets x 2 title styles
-    for path in headline.READMES:
-        text = path.read_text("utf-8")
-        assert headline.write(text, made, path.name) == text, f"{path.name}: run python bench/headline.py --write"
+def test_the_headline_rows_cover_both_splits_datasets_title_styles_and_methods():
+    every = [row for split in headline.SPLITS for row in headline.rows(split)]
+    blocks = {tuple(headline.key(row)[:2]) for row in every}
+    assert len(every) == 4 * len(headline.METHODS) * 2 and len(blocks) == 8  # 2 splits x 2 datasets x 2 title styles
+    assert all(row.count(" | ") == len(headline.COLUMNS) - 1 for row in every)
+
+
+def test_every_row_of_the_readme_results_table_is_a_stored_runs(made):
+    assert len(made) == 2 * 2 * len(headline.METHODS)  # the test split: 2 datasets x 2 title styles
+    assert all(" · test · " in row and row.count(" | ") == headline.SHORT - 1 for row in made)
+    text = headline.README.read_text("utf-8")
+    assert headline.write(text, made, "README.md") == text, "README.md: run python bench/headline.py --write"
+    # the table is one block: its header, then exactly the made rows
+    lines = text.split("\n")
+    start = lines.index(headline.SHORT_HEADER)
+    assert lines[start + 2:start + 2 + len(made)] == made and not lines[start + 2 + len(made)].startswith("|")
 
 
 def test_a_changed_figure_or_a_missing_row_is_caught(made):
-    text = headline.READMES[0].read_text("utf-8")
+    text = headline.README.read_text("utf-8")
     row = made[0]
     assert row in text
     edited = text.replace(row, row.replace(" | 2", " | 3", 1))  # the question count of the first row
     assert edited != text and headline.write(edited, made, "README.md") == text
-    with pytest.raises(SystemExit, match="README.md has no row for: cuad · dev"):
+    with pytest.raises(SystemExit, match="README.md has no row for: cuad · test"):
         headline.write(text.replace(row + "\n", ""), made, "README.md")
 
 

@@ -75,8 +75,8 @@ def _add_corpora(workspace: Path, memo) -> None:
     """Two uploaded corpora beside the demo, built before the server starts: ``alco`` (sac-generic, default
     chunking) and ``three-ndas`` (baseline and sac-expert), whose sac-expert build is then cut short."""
     from sac.config import SacConfig
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.workbench import Workbench
     from sac.workspace import Workspace
     from tests.conftest import interrupt_index
 

@@ -1,4 +1,4 @@
-"""Background builds (sac.jobs): a build keeps running when its page is left, every page shows its progress,
+"""Background builds (sac.usecases.jobs): a build keeps running when its page is left, every page shows its progress,
 indexes become searchable one by one, and a failed build says why and keeps what it finished.
 
 The embedder is the real packaged model (conftest's ``memo``) behind a gate: embedding waits until the test
@@ -17,9 +17,9 @@ from streamlit.testing.v1 import AppTest
 from sac.config import SacConfig
 from sac.index.store import list_indexes
 from sac.ingest.benchmark import load_benchmark
-from sac.jobs import BuildJob, BuildStep, JobBoard, board
-from sac.retrieval.methods import parse_methods
-from sac.workbench import Workbench
+from sac.methods import parse_methods
+from sac.usecases.jobs import BuildJob, BuildStep, JobBoard, board
+from sac.usecases.workbench import Workbench
 from tests.conftest import APP, DEMO, finish_build
 
 
@@ -42,17 +42,17 @@ class GatedEmbedder:
 
 @pytest.fixture
 def gated(memo, monkeypatch):
-    import app_cache
+    from webapp import settings
 
     embedder = GatedEmbedder(memo)
-    monkeypatch.setattr(app_cache, "make_embedder", lambda cfg: embedder)
+    monkeypatch.setattr(settings, "make_embedder", lambda cfg: embedder)
     # The demo's shipped vectors would build it without a wait: here every text goes to the gated model.
-    monkeypatch.setattr("sac.workbench.benchmark_seed", lambda folder, configured: None)
-    app_cache._load_embedder.clear()
+    monkeypatch.setattr("sac.usecases.workbench.benchmark_seed", lambda folder, configured: None)
+    settings._load_embedder.clear()
     yield embedder
     embedder.gate.set()
     board(os.environ["SAC_WORKSPACE"]).wait_idle(120)  # no build left running after its test
-    app_cache._load_embedder.clear()
+    settings._load_embedder.clear()
 
 
 @pytest.fixture(scope="module")

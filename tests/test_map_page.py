@@ -12,16 +12,17 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import app_cache
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
 from sac.evaluation import diagnostics
-from sac.evaluation.runs import evaluate, save_run
+from sac.evaluation.runs import save_run
 from sac.index import snapshot
+from sac.methods import parse_method, parse_methods
 from sac.render.map import embedding_map_figure, hover_text
-from sac.retrieval.methods import parse_method, parse_methods
 from sac.types import Chunk, Hit, Span
-from sac.workbench import Workbench
+from sac.usecases.evaluate import evaluate
+from sac.usecases.workbench import Workbench
+from webapp import widgets
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -155,7 +156,7 @@ def test_query_changes_link_each_question_to_compare(wb, demo_datasets):
     for _, row in changes.iterrows():
         assert row["query"] == texts[row["query_id"]]
         assert row["corpus"] == CORPUS
-    assert app_cache.compare_link("demo-contractnli", "Is it a & b?") == \
+    assert widgets.compare_link("demo-contractnli", "Is it a & b?") == \
         "Compare?cmp_corpus=demo-contractnli&cmp_query_pick=Is+it+a+%26+b%3F"
 
 
@@ -258,5 +259,5 @@ def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeyp
     shown = next(df.value for df in at.dataframe if "compare" in df.value.columns)
     assert len(shown) == len(expected) and set(shown["change"]) == set(expected["change"])
     for link, query in zip(shown["compare"], shown["query"]):
-        assert link == app_cache.compare_link(CORPUS, query)
+        assert link == widgets.compare_link(CORPUS, query)
     assert "sac-generic+hybrid0.5" in at.multiselect(key="eval_methods").options

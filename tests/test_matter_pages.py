@@ -103,9 +103,9 @@ def test_a_matter_is_removed_whole_from_home_and_opens_empty_and_writable_again(
     from sac.config import SacConfig
     from sac.index.client import make_client
     from sac.index.store import list_indexes
-    from sac.matters import open_matter
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.matters import open_matter
+    from sac.usecases.workbench import Workbench
 
     root = SacConfig.from_env()
     acme = open_matter(root, "alice@example.org", "acme-v-beta")

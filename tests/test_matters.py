@@ -1,4 +1,4 @@
-"""Matters kept apart (sac.matters) and the audit trail (sac.audit), in the library.
+"""Matters kept apart (sac.usecases.matters) and the audit trail (sac.audit), in the library.
 
 The access file decides which signed-in identity opens which matter; every lookup of a corpus, run,
 review or index happens inside the matter's own workspace (and, with a Chroma server, its own database),
@@ -22,12 +22,12 @@ from sac.evaluation.runs import open_run
 from sac.index.client import make_client
 from sac.index.store import list_indexes
 from sac.ingest.benchmark import load_benchmark
-from sac.jobs import BuildJob, BuildStep
-from sac.matters import Access, open_matter, remove_matter
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.types import Document
-from sac.workbench import Workbench
+from sac.usecases.jobs import BuildJob, BuildStep
+from sac.usecases.matters import Access, open_matter, remove_matter
+from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 from tests.conftest import DEMO
 from tests.openai_stub import OpenAIStub

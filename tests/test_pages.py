@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from sac.evaluation.review import ReviewStore
 from sac.evaluation.runs import list_runs
 from sac.index.store import list_indexes
-from sac.retrieval.methods import RECOMMENDED, parse_method
+from sac.methods import RECOMMENDED, parse_method
 from sac.types import document_title
 from sac.workspace import Workspace
 from tests.conftest import finish_build, interrupt_index
@@ -689,8 +689,8 @@ def test_review_cannot_save_without_a_reviewer(demo):
 
 def test_map_keeps_its_documents_after_a_corpus_switch(demo_copy, memo):
     from sac.config import SacConfig
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.workbench import Workbench
 
     docs = [d for d in _demo_docs()][:3]
     ws = Workspace(demo_copy)

@@ -135,10 +135,10 @@ def test_reviewed_ground_truth_is_scored_on_its_corpus_indexes_as_a_benchmark_is
 
     from sac.config import SacConfig
     from sac.evaluation.review import reviewed_dataset
-    from sac.evaluation.runs import evaluate
     from sac.index.store import list_indexes
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.evaluate import evaluate
+    from sac.usecases.workbench import Workbench
 
     shutil.copytree(demo_workspace, tmp_path / "ws")
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)

@@ -23,10 +23,10 @@ from sac.config import SacConfig
 from sac.errors import ConfigError, CorpusError, SummarizerError
 from sac.ingest.catalog import save_benchmark
 from sac.ingest.readers import read_document_bytes
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.types import Dataset, Document
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 from tests.openai_stub import OpenAIStub, Status, free_port
 

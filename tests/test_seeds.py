@@ -13,12 +13,11 @@ import pytest
 
 from sac.config import SacConfig
 from sac.embedding.seeds import SeededEmbedder, benchmark_seed, model_identity, read_seed, seed_path, write_seed
-from sac.evaluation.runs import corpus_name
 from sac.ingest.benchmark import load_benchmark
-from sac.ingest.catalog import DEMO_DIR
-from sac.retrieval.methods import parse_methods
+from sac.ingest.catalog import DEMO_DIR, corpus_name
+from sac.methods import parse_methods
 from sac.summaries.sets import import_summary_sets
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 
 # What the Home page's demo button builds for ContractNLI (app.py: the paper's three, then the shipped LLM sets).
 DEMO_METHODS = "baseline,sac-generic,sac-expert,sac-generic-llm,sac-expert-llm"

@@ -1,4 +1,4 @@
-"""Sign-in (README: Deploying for a team): Streamlit's own OIDC (``st.login`` / ``st.user``) when ``[auth]`` is in
+"""Sign-in (docs/deploying.md): Streamlit's own OIDC (``st.login`` / ``st.user``) when ``[auth]`` is in
 the secrets, the app open as before when it is not.
 
 In a real browser: `streamlit run app.py` as a subprocess, its ``[auth]`` in a secrets.toml passed with
@@ -38,8 +38,8 @@ PAGES = ["pages/1_Corpus.py", "pages/2_Summaries.py", "pages/3_Compare.py", "pag
 def _build_small_corpus(workspace: Path, memo) -> None:
     """Two demo NDAs uploaded as ``two-ndas``, baseline index built (the real model, through ``memo``)."""
     from sac.config import SacConfig
-    from sac.retrieval.methods import parse_methods
-    from sac.workbench import Workbench
+    from sac.methods import parse_methods
+    from sac.usecases.workbench import Workbench
 
     docs = list(load_benchmark(ROOT / "data" / "demo", ["contractnli"])[0].documents[:2])
     added = Workspace(workspace).add_documents(CORPUS, docs)

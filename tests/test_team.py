@@ -1,4 +1,4 @@
-"""Two people at once (README: Deploying for a team): one server with sign-in and matters on, two browser contexts
+"""Two people at once (docs/deploying.md): one server with sign-in and matters on, two browser contexts
 (two cookies: alice and bob, both signed in through the loopback OIDC provider's form) working in the same matter.
 
 Both build at the same time (one build queues behind the other), both edit the same summary without refreshing,
@@ -25,10 +25,10 @@ from sac.index.client import make_client
 from sac.index.store import list_indexes
 from sac.ingest import catalog
 from sac.ingest.benchmark import load_benchmark
-from sac.retrieval.methods import parse_methods
+from sac.methods import parse_methods
 from sac.summaries.store import SummaryStore
 from sac.types import Document
-from sac.workbench import Workbench
+from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _open, _settle, require_chromium
 from tests.test_signin import CORPUS, QUESTION, _build_small_corpus, signed_in_server
