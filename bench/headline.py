@@ -1,15 +1,17 @@
-"""The headline rows of README.md and bench/README.md, made from the stored selection runs.
+"""The headline rows of README.md and bench/RESULTS.md, made from the stored selection runs.
 
     python bench/headline.py            # print the dev and test tables
-    python bench/headline.py --write    # put those rows into README.md and bench/README.md
+    python bench/headline.py --write    # put the test rows into README.md's results table
 
 Reads each dataset's runs of ``RUNS`` for every split (``bench/results/<run>.json``, written by bench/selection.py
-with ``--questions``; the commands are in bench/README.md): the paper's methods from the first, the recommended
-method's rows from the second, and makes one row per (dataset, title style, method):
+with ``--questions``; the commands are in bench/notes/2026-12-01-method-selection-commands.md): the paper's methods
+from the first, the recommended method's rows from the second, and makes one row per (dataset, title style, method):
 DRM with its intervals over questions and over documents, DRM@1, precision, recall, and DRM on the identifiable
-questions and on the rest. ``--write`` replaces each README row whose first three cells (split · pool · embedder,
-titles, method) match a made row, and fails if a README lacks one, so every figure in those tables is one a
-stored run gave. tests/test_bench_tables.py checks that the READMEs hold exactly these rows.
+questions and on the rest. README.md holds the test split's rows without the last two columns (``short``);
+bench/RESULTS.md holds every row of both splits (bench/results_doc.py writes it). ``--write`` replaces each README
+row whose first three cells (split · pool · embedder, titles, method) match a made row, and fails if the README
+lacks one, so every figure in that table is one a stored run gave. tests/test_bench_tables.py checks that README.md
+holds exactly these rows, tests/test_docs.py that bench/RESULTS.md is what bench/results_doc.py makes.
 """
 
 from __future__ import annotations
@@ -17,27 +19,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from common import RESULTS, ROOT
 
-from sac.retrieval.methods import RECOMMENDED, parse_method
+from sac.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
 # Per dataset, (the run of the paper's methods, the run of the recommended method). Since summarizer v9 both are one
-# run per split with the four methods (bench/README.md, "Summarizer v8 and v9"), since initials the runs of that
-# change (bench/README.md, "*initials*"; the paper's methods gave their v9 rows again); before v9 ContractNLI's came
-# from the settled runs and the recommended method's own run, CUAD's from the v7 runs.
+# run per split with the four methods (bench/notes/2026-12-05-summarizer-v8-and-v9.md), since initials the runs of
+# that change (bench/notes/2026-12-05-initials.md; the paper's methods gave their v9 rows again); before v9
+# ContractNLI's came from the settled runs and the recommended method's own run, CUAD's from the v7 runs.
 RUNS = {
     "cuad": ("selection-{split}-initials-cuad", "selection-{split}-initials-cuad"),
     "contractnli": ("selection-{split}-initials-contractnli", "selection-{split}-initials-contractnli"),
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
-READMES = (ROOT / "README.md", ROOT / "bench" / "README.md")
-HEADER = ("| split · pool · embedder | titles | method | questions | DRM % [95 % CI] | DRM % [95 % CI, documents] | "
-          "DRM@1 % | precision % | recall % | DRM %, identifiable questions (n) | DRM %, the rest (n) |")
+README = ROOT / "README.md"
+README_SPLITS = ("test",)  # the README's one table: the test split, run once per change
+COLUMNS = ("split · pool · embedder", "titles", "method", "questions", "DRM % [95 % CI]", "DRM % [95 % CI, documents]",
+           "DRM@1 %", "precision %", "recall %", "DRM %, identifiable questions (n)", "DRM %, the rest (n)")
+SHORT = 9  # the README's rows: every column but the identifiable / the rest split
+HEADER = "| " + " | ".join(COLUMNS) + " |"
+SHORT_HEADER = "| " + " | ".join(COLUMNS[:SHORT]) + " |"
 
 
 def _interval(cell: list[float] | None, *, estimate: bool = True) -> str:
@@ -48,30 +55,53 @@ def _interval(cell: list[float] | None, *, estimate: bool = True) -> str:
     return f"{est:.1f} {bounds}" if estimate else bounds
 
 
-def rows(split: str, results: Path = RESULTS) -> list[str]:
+def pool_cell(run: Mapping[str, Any], block: Mapping[str, Any]) -> str:
+    """A row's first cell: dataset, split, the documents searched (in pools of N where so) and the embedder."""
+    pools = f" in pools of {block['pools_of']}" if block.get("pools_of") else ""
+    return f"{block['dataset']} · {block['split']} · {block['documents']} docs{pools} · {run['embedder']}"
+
+
+def method_cell(method: str, recommended: str = METHODS[-1]) -> str:
+    return f"**recommended** = {method}" if method == recommended else method
+
+
+def block_rows(run: Mapping[str, Any], block: Mapping[str, Any], methods: Iterable[str] = METHODS,
+               rows: Iterable[Mapping[str, Any]] | None = None, *, short: bool = False) -> list[str]:
+    """One table row per method of one block of a stored selection run (``rows``: the block's rows, where they
+    come from more than one run), in the order of ``methods``; ``short`` leaves out the last two columns."""
+    by = {(r["subset"], r["method"]): r for r in (block["rows"] if rows is None else rows)}
+    out = []
+    for method in methods:
+        r = by[("all", method)]
+        subsets = []
+        for subset in ("identifiable", "unidentifiable"):
+            s = by.get((subset, method))
+            subsets.append(f"{_interval(s['drm'])} ({s['questions']})" if s else "—")
+        cells = [pool_cell(run, block), block["titles"], method_cell(method), str(r["questions"]),
+                 _interval(r["drm"]), _interval(r.get("drm_by_document"), estimate=False), f"{r['drm@1']:.1f}",
+                 _interval(r["precision"]), _interval(r["recall"]), *subsets]
+        out.append("| " + " | ".join(cells[:SHORT] if short else cells) + " |")
+    return out
+
+
+def rows(split: str, results: Path = RESULTS, *, short: bool = False) -> list[str]:
     """The table rows of one split, CUAD first, each title style in turn, the methods in ``METHODS`` order."""
     out = []
     for dataset in DATASETS:
-        run = _run(results, RUNS[dataset][0], split, dataset)
-        later = _run(results, RUNS[dataset][1], split, dataset)
+        run = read_run(results, RUNS[dataset][0], split, dataset)
+        later = read_run(results, RUNS[dataset][1], split, dataset)
         for block in run["blocks"]:
-            by = {(r["subset"], r["method"]): r for r in block["rows"]}
             [same] = [b for b in later["blocks"] if b["titles"] == block["titles"]]
-            assert (same["documents"], later["embedder"]) == (block["documents"], run["embedder"]), "another pool"
-            by.update({(r["subset"], r["method"]): r for r in same["rows"] if r["method"] == METHODS[-1]})
-            for method in METHODS:
-                r = by[("all", method)]
-                subsets = []
-                for subset in ("identifiable", "unidentifiable"):
-                    s = by.get((subset, method))
-                    subsets.append(f"{_interval(s['drm'])} ({s['questions']})" if s else "—")
-                label = f"**recommended** = {method}" if method == METHODS[-1] else method
-                cells = [f"{block['dataset']} · {block['split']} · {block['documents']} docs · {run['embedder']}",
-                         block["titles"], label, str(r["questions"]), _interval(r["drm"]),
-                         _interval(r.get("drm_by_document"), estimate=False), f"{r['drm@1']:.1f}",
-                         _interval(r["precision"]), _interval(r["recall"]), *subsets]
-                out.append("| " + " | ".join(cells) + " |")
+            if (same["documents"], later["embedder"]) != (block["documents"], run["embedder"]):
+                raise SystemExit(f"{dataset} {split}: the two runs of RUNS searched other pools")
+            merged = [*block["rows"], *(r for r in same["rows"] if r["method"] == METHODS[-1])]
+            out += block_rows(run, block, METHODS, merged, short=short)
     return out
+
+
+def readme_rows(results: Path = RESULTS) -> list[str]:
+    """The rows of README.md's results table: ``README_SPLITS``, without the identifiable / the rest columns."""
+    return [row for split in README_SPLITS for row in rows(split, results, short=True)]
 
 
 def run_names() -> list[str]:
@@ -80,7 +110,8 @@ def run_names() -> list[str]:
                               for dataset, names in RUNS.items() for name in names for split in SPLITS))
 
 
-def _run(results: Path, name: str, split: str, dataset: str) -> dict[str, Any]:
+def read_run(results: Path, name: str, split: str = "", dataset: str = "") -> dict[str, Any]:
+    """A stored result file, ``name`` formatted with the split and dataset."""
     return json.loads((results / (name.format(split=split, dataset=dataset) + ".json")).read_text("utf-8"))
 
 
@@ -106,17 +137,16 @@ def write(text: str, made: list[str], where: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--write", action="store_true", help="replace the rows in README.md and bench/README.md")
+    p.add_argument("--write", action="store_true", help="replace the rows of README.md's results table")
     args = p.parse_args(argv)
-    made = {split: rows(split) for split in SPLITS}
     if not args.write:
         for split in SPLITS:
-            print(f"\n**{split}**\n\n{HEADER}\n" + "|---" * 11 + "|\n" + "\n".join(made[split]))
+            print(f"\n**{split}**\n\n{HEADER}\n" + "|---" * len(COLUMNS) + "|\n" + "\n".join(rows(split)))
         return 0
-    every = [r for split in SPLITS for r in made[split]]
-    for path in READMES:
-        path.write_text(write(path.read_text("utf-8"), every, path.name), "utf-8")
-        print(f"wrote {len(every)} rows into {path.relative_to(ROOT)}", file=sys.stderr)
+    made = readme_rows()
+    README.write_text(write(README.read_text("utf-8"), made, README.name), "utf-8")
+    print(f"wrote {len(made)} rows into {README.relative_to(ROOT)}; bench/RESULTS.md: python bench/results_doc.py "
+          "--write", file=sys.stderr)
     return 0
 
 
