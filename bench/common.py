@@ -30,10 +30,11 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from sac.ingest.catalog import SOURCES_DIR  # noqa: E402
 from sac.types import Dataset  # noqa: E402
 
 DEMO = ROOT / "data" / "demo"
+# The source datasets: SAC_SOURCES, else ../shared/data/sources beside the checkout.
+SOURCES_DIR = Path(os.environ.get("SAC_SOURCES") or ROOT.parent / "shared" / "data" / "sources")
 POOL_DIR = SOURCES_DIR / "cuad_v1" / "full_contract_txt"
 RESULTS = Path(__file__).resolve().parent / "results"
 WORKSPACES = Path(__file__).resolve().parent / ".workspace"

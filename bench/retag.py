@@ -3,7 +3,9 @@
     python bench/retag.py selection-test-table-cuad-settled selection-test-inner-cuad
 
 A question's ``identifiable`` tag is the builder's (sac.ingest.builders): its title names something found in its
-document's text and in at most 3 other documents of the split. When that rule changes, questions move between the
+document's text and in at most 3 documents of the split, its own included. Stored runs keep the split they were made
+on: the hash-only split of the runs made before the demo's documents were kept in dev, rebuilt here into
+bench/.workspace/full-hash-split. When that rule changes, questions move between the
 identifiable and unidentifiable subsets while every retrieved hit stays what it was. For each run (one made by
 bench/selection.py with ``--questions``, full pools), this rebuilds the benchmarks into bench/.workspace/full
 (deterministic; only the tags can differ), reads every question's tag there and, where any moved, rewrites the
@@ -22,14 +24,17 @@ from pathlib import Path
 
 import pandas as pd
 import selection
-from common import RESULTS, ROOT, command_line, log, write_results
+from common import RESULTS, ROOT, SOURCES_DIR, command_line, log, write_results
 
 from sac.ingest.builders import BUILDERS, TITLE_STYLES
-from sac.ingest.catalog import SOURCES_DIR
+
+HASH_SPLIT = selection.common.WORKSPACES / "full-hash-split"
 
 
-def current_tags(datasets: set[str], root: Path = selection.FULL) -> dict[tuple[str, str, str], bool]:
-    """(``<dataset>-<split>``, title style, query id) -> identifiable, from the benchmarks built now into ``root``."""
+def current_tags(datasets: set[str], root: Path = HASH_SPLIT) -> dict[tuple[str, str, str], bool]:
+    """(``<dataset>-<split>``, title style, query id) -> identifiable, the builder's tags now on the hash-only split.
+
+    The benchmarks are built into ``root`` with every document split by its hash alone, as the stored runs were."""
     for dataset in sorted(datasets):
         for style in TITLE_STYLES:
             BUILDERS[dataset](SOURCES_DIR, root / style, titles=style)
@@ -100,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{name}: no stored questions ({name}.questions.csv.gz); only --questions runs retag")
     datasets = {block["dataset"] for name in args.runs
                 for block in json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))["blocks"]}
-    log(f"building {', '.join(sorted(datasets))} into {selection.FULL}")
+    log(f"building {', '.join(sorted(datasets))} into {HASH_SPLIT}")
     tags = current_tags(datasets)
     command = command_line("retag.py", argv)
     for name in args.runs:

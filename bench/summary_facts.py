@@ -67,8 +67,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # SUMMARY_FACTS_CODE=DIR measures the ``sac`` package under DIR instead (an earlier version, for a baseline row).
 sys.path.insert(0, os.environ.get("SUMMARY_FACTS_CODE") or str(ROOT))
 
+from common import SOURCES_DIR  # noqa: E402
+
 from sac.ingest.builders import split_of  # noqa: E402
-from sac.ingest.catalog import SOURCES_DIR  # noqa: E402
 from sac.summaries.builtin import BuiltinSummarizer  # noqa: E402
 from sac.summaries.facts import BUILTIN_VERSION, extract_facts  # noqa: E402
 from sac.types import Document  # noqa: E402

@@ -33,7 +33,7 @@ from webapp import data, jobs, matters, settings, widgets
 from webapp.glossary import page_setup
 
 page_setup("Evaluate", "📈")
-SOURCES = corpus_cases.SOURCES_DIR
+SOURCES = settings.sources_dir()
 
 
 st.title("Evaluate")

@@ -244,11 +244,35 @@ def test_a_filer_named_with_digits_makes_its_questions_identifiable(tmp_path):
     assert all("identifiable" in t["tags"] for t in tests)
 
 
+@pytest.mark.parametrize("file_name, names, found", [
+    # a name whose words are common keeps them together, its article and connectors included
+    ("JOINTCORP_09_19_2014-EX-10.15-FRANCHISE AGREEMENT.txt", ["JOINTCORP"], "jointcorp"),
+    ("Reinsurance Group of America, Incorporated - A_R REMARKETING  AGREEMENT.txt",
+     ["Reinsurance Group of America, Incorporated"], "reinsurancegroupofamerica"),
+    # EDGAR's suffixes on a filer name ("/CT/", "/NEW/") are not words of the company's name
+    ("PHLVARIABLEINSURANCECOCT_08_17_2009-EX-10.1-STRATEGIC ALLIANCE AGREEMENT.txt", ["PHLVARIABLEINSURANCECOCT"],
+     "phlvariableinsurance"),
+    ("URSCORPNEW_03_17_2014-EX-99-COOPERATION AGREEMENT.txt", ["URSCORPNEW"], "urs"),
+])
+def test_the_tagger_finds_the_names_a_text_writes(file_name, names, found):
+    text = as_text((SOURCES / "cuad_v1" / "full_contract_txt" / file_name).read_text(encoding="utf-8"))
+    assert found in identifiable_names(names) and occurs(found, text)
+
+
+def test_a_squashed_name_matches_whole_words_only():
+    """"iPayment" is not in "(ii) payment", nor is a glued legal form ("BIOFRONTERAAG") part of the name."""
+    assert not occurs("ipayment", as_text("payments under clause (ii) payment of fees")) and occurs(
+        "ipayment", as_text("iPAYMENT, INC. and the Bank"))
+    assert "biofrontera" in identifiable_names(["BIOFRONTERAAG"]) and "siemens" in identifiable_names(["SiemensAG"])
+    assert occurs("bellringbrands", as_text("BellRing Brands, Inc.")) and not occurs("ringbrand", as_text(
+        "BellRing Brands, Inc."))
+
+
 def test_small_rules():
     assert merged_ranges([(10, 20), (0, 5), (6, 8), (21, 30)]) == [(0, 8), (10, 30)]  # gaps of 1 bridge
     assert merged_ranges([(0, 5), (7, 9)]) == [(0, 5), (7, 9)]  # a 2-character gap stays
     assert "papajohnsinternational" in identifiable_names(["PapaJohnsInternationalInc"])
-    assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "widgets"]
+    assert identifiable_names(["Acme Widgets, Inc."]) == ["acme", "acmewidgets", "acmewidgetsinc", "widgets"]
     assert {"n2k", "on2", "on2technologies"} <= set(identifiable_names(["N2KINC", "On2 Technologies, Inc."]))
     assert identifiable_names(["April 1st", "Trust 2006"]) == ["april", "aprilst", "trust"]  # numbers name no one
     text = as_text("Go Call, Inc. and Intellectual Ventures agree, as of April 1st, 2000.")

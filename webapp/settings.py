@@ -12,6 +12,7 @@ import dataclasses
 import json
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -45,6 +46,15 @@ def set_settings(**values: Any) -> None:
     current = settings()
     current.update(values)
     st.session_state[SETTINGS_KEY] = current
+
+
+# The checkout the app runs from: the source datasets (CUAD, ContractNLI) sit beside it unless SAC_SOURCES says.
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def sources_dir() -> Path:
+    """Where the full source datasets are: SAC_SOURCES, else ``../shared/data/sources`` beside the checkout."""
+    return root_config().sources or CHECKOUT.parent / "shared" / "data" / "sources"
 
 
 def root_config() -> SacConfig:

@@ -71,6 +71,7 @@ def cmd_benchmark_build(args: argparse.Namespace) -> int:
     """Rebuild full-size LegalBench-RAG-style benchmarks from the source datasets (deterministic)."""
     reports = build_benchmarks(sources_dir(args), Path(args.out), args.dataset, args.titles,
                                limit=args.limit, keep_partial=args.keep_partial,
+                               dev_benchmark=None if args.no_dev_documents else Path(args.dev_documents),
                                log=lambda line: print(line, file=sys.stderr))
     print(json.dumps(reports, indent=1, sort_keys=True))
     return 0

@@ -11,6 +11,7 @@ Examples:
       --model qwen2.5-coder-1.5b-instruct --base-url http://127.0.0.1:8089/v1 --concurrency 1 \
       --context-chars 4000 --out 'data/demo/summaries/{strategy}.json'
   sac query "What is the governing law?" --benchmark data/demo --dataset cuad --k 8
+  sac survey "Which law governs the agreement?" --dataset cuad --out governing-law.xlsx   # every contract
   sac eval --datasets contractnli --embedder openai:text-embedding-3-small \
       --embed-base-url http://127.0.0.1:8000/v1 --methods baseline
   sac benchmark build all --out bench/.workspace/full --titles both
@@ -34,6 +35,7 @@ from sac.cli.evaluate import cmd_eval, cmd_runs
 from sac.cli.query import cmd_query
 from sac.cli.remove import cmd_remove
 from sac.cli.summarize import cmd_summarize
+from sac.cli.survey import cmd_survey
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import SacError
 from sac.methods import BASE_METHODS, RECOMMENDED
@@ -96,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", choices=["cuad", "contractnli", "all"])
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--sources", help="the source datasets (default SAC_SOURCES, else ../shared/data/sources beside the checkout)")
+    p.add_argument("--dev-documents", default=str(DEMO_BENCHMARK),
+                   help="a benchmark folder whose documents always go to the dev split (default data/demo: rules are "
+                        "written on the demo, so it is never test data)")
+    p.add_argument("--no-dev-documents", action="store_true", help="split every document by its hash alone")
     p.add_argument("--titles", choices=["firstpage", "filename", "both"], default="both",
                    help="how a question names its document: as its first page does, or as its file name does")
     p.add_argument("--limit", type=int, help="only the first N documents (by text hash): a small subset")
@@ -156,6 +162,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=8)
     p.add_argument("--target-doc", help="document id the question is about: flags hits from other documents")
     p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser(
+        "survey", parents=[common, source], help="one question, every contract: the best span of each contract",
+        description="Search the question inside every contract of --corpus or of one --dataset (no hit from another "
+        "document, by construction) and print one line per contract, best first: score, the contract by its parties, "
+        "span, text. Options that choose documents (+docs<N>, +names) and +rerank do not apply: every contract is "
+        "searched. With --answers, an OpenAI-compatible LLM (--base-url, --model) answers each row from its spans.",
+    )
+    p.add_argument("question")
+    p.add_argument("--methods", default="sac-generic", help=methods_help + " (default sac-generic)")
+    p.add_argument("--k-per-contract", type=int, default=1, help="spans per contract and method (default 1)")
+    p.add_argument("--out", help="also write the table: a .csv or .xlsx file")
+    p.add_argument("--answers", action="store_true", help="a short answer per contract quoting its spans, from the LLM")
+    p.add_argument("--model", help="LLM model name for --answers (SAC_LLM_MODEL)")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL for --answers (SAC_LLM_BASE_URL); key from OPENAI_API_KEY")
+    p.set_defaults(func=cmd_survey)
 
     p = sub.add_parser("runs", parents=[common], help="list, show or compare saved runs")
     p.add_argument("action", choices=["list", "show", "compare", "mismatch"],

@@ -44,14 +44,14 @@ from urllib.parse import unquote
 from sac.errors import ConfigError, CorpusError
 from sac.ingest.benchmark_questions import CONTRACTNLI_QUESTIONS, CUAD_QUESTIONS
 from sac.ingest.identifiable import DOCTYPE_WORDS, as_text, identifiable, name_words
-from sac.types import Span, merge_spans
+from sac.types import Span, merge_spans, text_hash
 
 _Item = TypeVar("_Item", bound=tuple[Any, ...])  # a source document: (name, text, what else the builder needs)
 
 TITLE_STYLES: tuple[str, ...] = ("firstpage", "filename")
 SPLITS: tuple[str, ...] = ("dev", "test")
 MERGE_GAP = 1  # LegalBench-RAG merges spans whose gap is at most this many characters
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: the demo's documents are dev documents (split_of)
 
 # Words that name no one in a file name: document types (identifiable.DOCTYPE_WORDS), filler.
 _FILLER = DOCTYPE_WORDS | {"way", "unilateral", "bilateral", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
@@ -120,7 +120,8 @@ class _Doc:
 
 
 def build_cuad(sources: Path, out: Path, *, titles: str, limit: int | None = None,
-               files: Collection[str] | None = None, keep_partial: bool = False) -> BuildReport:
+               files: Collection[str] | None = None, keep_partial: bool = False,
+               dev_documents: Collection[str] = ()) -> BuildReport:
     """Build ``cuad-dev`` and ``cuad-test`` under ``out`` from ``<sources>/cuad_v1``.
 
     Args:
@@ -129,6 +130,7 @@ def build_cuad(sources: Path, out: Path, *, titles: str, limit: int | None = Non
             sample, so both splits get some); None keeps all.
         files: keep only these file names (before ``limit``); each must be a kept document.
         keep_partial: keep a question with the quotes that were located once instead of dropping it.
+        dev_documents: the ``text_hash`` of texts that go to dev whatever their hash says (``split_of``).
 
     Raises:
         ConfigError: bad ``titles``/``limit``, or ``out`` already holds the other title style.
@@ -154,17 +156,17 @@ def build_cuad(sources: Path, out: Path, *, titles: str, limit: int | None = Non
     docs = [_cuad_doc(name, text, row, titles, keep_partial, counts)
             for name, text, row in _select(kept, files, limit)]
     sources_hashes = _hashes(root.parent, [root / "master_clauses.csv", *paths])
-    return _write("cuad", out, titles, docs, BuildReport(
+    return _write("cuad", out, titles, docs, frozenset(dev_documents), BuildReport(
         "cuad", titles, {}, {}, {}, duplicates, counts["ambiguous"], counts["unlabelled"], counts["not_found"],
         counts["not_unique"], counts["dropped"], sources_hashes))
 
 
 def build_contractnli(sources: Path, out: Path, *, titles: str, limit: int | None = None,
-                      files: Collection[str] | None = None) -> BuildReport:
+                      files: Collection[str] | None = None, dev_documents: Collection[str] = ()) -> BuildReport:
     """Build ``contractnli-dev`` and ``contractnli-test`` under ``out`` from ``<sources>/contractnli``.
 
     Reads ``test.json`` then ``dev.json``; file names are the documents' ``file_name`` (stripped).
-    ``titles``, ``limit`` and ``files`` as for ``build_cuad``.
+    ``titles``, ``limit``, ``files`` and ``dev_documents`` as for ``build_cuad``.
     """
     _check_args(titles, limit)
     paths = [Path(sources) / "contractnli" / f"{part}.json" for part in ("test", "dev")]
@@ -177,15 +179,20 @@ def build_contractnli(sources: Path, out: Path, *, titles: str, limit: int | Non
             records.setdefault(item["file_name"].strip(), item)
     texts, duplicates = _dedupe((name, _normalize(records[name]["text"])) for name in sorted(records))
     docs = [_contractnli_doc(name, text, records[name], labels, titles) for name, text in _select(texts, files, limit)]
-    return _write("contractnli", out, titles, docs, BuildReport(
+    return _write("contractnli", out, titles, docs, frozenset(dev_documents), BuildReport(
         "contractnli", titles, {}, {}, {}, duplicates, sources=_hashes(Path(sources), paths)))
 
 
 BUILDERS: dict[str, Callable[..., BuildReport]] = {"cuad": build_cuad, "contractnli": build_contractnli}
 
 
-def split_of(text: str) -> str:
-    """The fixed split of a document: parity of the first byte of the sha256 of its UTF-8 text."""
+def split_of(text: str, dev_documents: Collection[str] = ()) -> str:
+    """The fixed split of a document, dev or test.
+
+    Dev for the texts named in ``dev_documents`` (their ``text_hash``: the demo's, where rules are written, so never
+    test data); else the parity of the first byte of the sha256 of its UTF-8 text."""
+    if dev_documents and text_hash(text) in dev_documents:
+        return "dev"
     return SPLITS[hashlib.sha256(text.encode("utf-8")).digest()[0] % 2]
 
 
@@ -406,7 +413,8 @@ def _ambiguous_part(name: str, row: dict[str, str]) -> bool:
 # Output
 
 
-def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], report: BuildReport) -> BuildReport:
+def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], dev_documents: frozenset[str],
+           report: BuildReport) -> BuildReport:
     out = Path(out)
     manifest_path = out / "manifest.json"
     manifest = json.loads(manifest_path.read_text("utf-8")) if manifest_path.is_file() else {}
@@ -415,7 +423,7 @@ def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], report: Build
     counts: dict[str, dict[str, int]] = {"documents": {}, "questions": {}, "identifiable": {}}
     for split in SPLITS:
         name = f"{dataset}-{split}"
-        members = sorted((d for d in docs if split_of(d.text) == split), key=lambda d: d.file)
+        members = sorted((d for d in docs if split_of(d.text, dev_documents) == split), key=lambda d: d.file)
         tests = _split_tests(name, split, titles, members)
         corpus = out / "corpus" / name
         if corpus.exists():
@@ -429,7 +437,8 @@ def _write(dataset: str, out: Path, titles: str, docs: list[_Doc], report: Build
         counts["questions"][split] = len(tests)
         counts["identifiable"][split] = sum("identifiable" in t["tags"] for t in tests)
     report = BuildReport(**{**asdict(report), **counts})
-    manifest.update({"version": MANIFEST_VERSION, "titles": titles, "builder": __name__})
+    manifest.update({"version": MANIFEST_VERSION, "titles": titles, "builder": __name__,
+                     "dev_documents": sorted(dev_documents)})
     manifest.setdefault("builds", {})[dataset] = report.as_dict()
     manifest_path.write_bytes(_dumps(manifest, sort_keys=True))
     return report

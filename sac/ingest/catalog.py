@@ -39,8 +39,6 @@ def corpus_name(benchmark: str, dataset: Dataset, base: str | None = None) -> st
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
 DEMO_NAME = "demo"
-# The source datasets (CUAD, ContractNLI) beside a checkout, for building benchmarks and distractor pools.
-SOURCES_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "sources"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ tell apart from the look-alikes. Tables report the two apart.
 
     identifiable_names(names) -> tokens      what of a title's names could identify its document
     as_text(text) -> DocText                 a document prepared for ``occurs``
-    occurs(token, text) -> bool              a token as a word, a run of words, or squashed
+    occurs(token, text) -> bool              a token as a word or a run of whole words
     identifiable(names, own, pool, cache)    the tag
 """
 
@@ -34,24 +34,73 @@ def name_words(name: str, digits: bool = False) -> list[str]:
     """A name's words, case-folded, without legal forms and document-type words.
 
     Letters only ("N2KINC" -> "n", "kinc"), or with ``digits`` as written, digits kept inside words ("n2k"),
-    numbers and ordinals dropped ("2006", "1st")."""
-    words = [w for w in re.split(r"[\W_]+" if digits else r"[^\w]|[\d_]", name.casefold())
-             if w and not re.fullmatch(r"\d+(st|nd|rd|th)?", w)]
-    words = [re.sub(r"(?<=[a-z\d]{3})(inc|llc|ltd|corp|plc)$", "", w) for w in words]  # "AcmeInc"
+    numbers and ordinals dropped ("2006", "1st"). A legal form glued to the end of a squashed name goes too
+    ("AcmeInc", "BIOFRONTERAAG")."""
+    words = _words(name, digits)
+    words = [_GLUED_FORM.sub("", w) for w in words]
     return [w for w in words if w not in LEGAL_WORDS and w not in DOCTYPE_WORDS]
+
+
+def _words(name: str, digits: bool) -> list[str]:
+    """Every word of a name, case-folded (letters only, or letters and digits), numbers and ordinals dropped."""
+    return [w for w in re.split(r"[\W_]+" if digits else r"[^\w]|[\d_]", name.casefold())
+            if w and not re.fullmatch(r"\d+(st|nd|rd|th)?", w)]
+
+
+MIN_PREFIX = 6  # the shortest start of a squashed name read as its first word(s)
+# A legal form glued to the end of a squashed name; at least three letters must come before it.
+_GLUED_FORM = re.compile(r"(?<=[a-z\d]{3})(inc|llc|ltd|corp|plc|ag|gmbh)$")
+# What EDGAR appends to a filer's name, kept by the CUAD file names: a state ("PHLVARIABLEINSURANCECOCT": /CT/) or
+# NEW ("URSCORPNEW": /NEW/).
+_FILER_SUFFIX = re.compile(
+    r"(?<=[a-z]{3})(new|al|ak|az|ar|ca|co|ct|de|dc|fl|ga|hi|id|il|in|ia|ks|ky|la|me|md|ma|mi|mn|ms|mo|mt|ne|nv|nh|nj|"
+    r"nm|ny|nc|nd|oh|ok|or|pa|ri|sc|sd|tn|tx|ut|vt|va|wa|wv|wi|wy|pr)$")
+_TRAILING_FORM = re.compile(r"(?<=[a-z\d]{3})(inc|incorporated|llc|ltd|limited|corp|corporation|co|company|plc|ag|gmbh)$")
+
+
+def _squashed_forms(token: str) -> set[str]:
+    """A squashed filer name in the forms its text may write it.
+
+    Without EDGAR's state or NEW suffix, then without a trailing legal form ("phlvariableinsurancecoct" ->
+    "phlvariableinsuranceco" -> "phlvariableinsurance")."""
+    forms = {token}
+    stripped = _FILER_SUFFIX.sub("", token)
+    forms.add(stripped)
+    for form in (token, stripped):
+        while (shorter := _TRAILING_FORM.sub("", form)) != form:
+            forms.add(shorter)
+            form = shorter
+    return forms
 
 
 def identifiable_names(names: Sequence[str]) -> list[str]:
     """The tokens of a title's names that could identify its document, 3+ characters.
 
-    Each name without legal forms and document-type words, case-folded, letters only, whole
-    ("papajohnsinternational") and word by word ("papa", "john", "international"); where a name writes digits
-    inside its words, also with them ("n2k", "on2technologies")."""
+    Each name case-folded, letters only and (where it writes digits inside its words) with them: whole as written
+    ("thejointcorp", "reinsurancegroupofamericaincorporated"), whole without legal forms and document-type words
+    ("papajohnsinternational"), a squashed filer without EDGAR's suffixes ("urscorpnew" -> "urs") and its starts of
+    MIN_PREFIX letters or more ("flotek" of "flotekindustriesinccn", where the words' ends are unknown), and word by
+    word without those words ("papa", "john", "international")."""
     tokens: set[str] = set()
     for name in names:
-        for words in (name_words(name), name_words(name, digits=True)):
-            tokens.update(["".join(words), *words])
+        for digits in (False, True):
+            everything = _words(name, digits)
+            core = name_words(name, digits)
+            tokens.update(["".join(everything), "".join(core), *core])
+            if len(name.split()) == 1 and len(everything) == 1 and len(everything[0]) >= 8:  # a squashed filer name
+                tokens.update(_squashed_forms(everything[0]))
+                # its first words, unknown where they end: "FLOTEKINDUSTRIESINCCN" is "Flotek" in its text
+                tokens.update(everything[0][:n] for n in range(MIN_PREFIX, len(everything[0])))
+            tokens.add("".join(_words_until_form(everything)))
     return sorted(t for t in tokens if len(t) >= 3)
+
+
+def _words_until_form(words: list[str]) -> list[str]:
+    """The words of a name up to its first legal form ("reinsurance group of america incorporated" -> the first four)."""
+    for i, word in enumerate(words):
+        if word in LEGAL_WORDS:
+            return words[:i]
+    return words
 
 
 class DocText(NamedTuple):
@@ -75,13 +124,12 @@ def as_text(text: str) -> DocText:
 
 
 def occurs(token: str, text: DocText) -> bool:
-    """Whether ``token`` occurs in ``text`` as a word, a run of words, or (8+ letters) a squashed run.
+    """Whether ``token`` occurs in ``text`` as a word or as a run of whole words.
 
-    A whole word; a run of whole words written apart, digits kept ("gocall" in "Go Call, Inc.", "azulsa" in
-    "Azul S.A.", "n2k" in "N2K Inc.", not "aprilst" in "April 1st"); or, from 8 letters up, a squashed run
-    anywhere ("bellringbrands" in "BellRing Brands, Inc."). Shorter runs inside words hit too often ("intel" in
-    "intellectual")."""
-    if f" {token} " in text.spaced or (len(token) >= 8 and token in text.squashed):
+    A whole word; or a run of whole words written apart, digits kept ("gocall" in "Go Call, Inc.", "azulsa" in
+    "Azul S.A.", "n2k" in "N2K Inc.", "bellringbrands" in "BellRing Brands, Inc.", not "aprilst" in "April 1st").
+    A run must start and end where words do: "ipayment" is not in "(ii) payment", nor "intel" in "intellectual"."""
+    if f" {token} " in text.spaced:
         return True
     at = text.joined.find(token)
     while at >= 0:

@@ -14,7 +14,7 @@ from sac.index.store import list_indexes as store_indexes
 from sac.ingest import catalog
 from sac.ingest.archives import read_zip
 from sac.ingest.benchmark import load_benchmark, load_benchmark_zip
-from sac.ingest.catalog import DEMO_DIR, DEMO_NAME, SOURCES_DIR, CorpusEntry, dataset_corpus
+from sac.ingest.catalog import DEMO_DIR, DEMO_NAME, CorpusEntry, dataset_corpus
 from sac.ingest.pools import attach_pool
 from sac.ingest.readers import read_document_bytes, read_folder, read_path
 from sac.methods import BASE_METHODS, parse_methods
@@ -27,7 +27,7 @@ from sac.workspace import Workspace
 
 # What the app reads of the catalog: where the demo and the source datasets lie, a corpus's entry, an index's row.
 __all__ = [
-    "DEMO_DIR", "DEMO_NAME", "SOURCES_DIR", "CorpusEntry", "IndexInfo", "Uploads", "add_documents", "benchmark_datasets",
+    "DEMO_DIR", "DEMO_NAME", "CorpusEntry", "IndexInfo", "Uploads", "add_documents", "benchmark_datasets",
     "benchmark_dataset_names", "benchmark_name", "corpus_documents", "dataset_corpus", "dataset_documents",
     "demo_steps", "keep_benchmark", "list_benchmarks", "list_corpora", "list_indexes", "load_dataset", "read_documents",
     "read_uploads", "reviewed_datasets",
