@@ -12,6 +12,11 @@ from sac.summaries.parties import join_parties
 from sac.summaries.prompts import MIN_TARGET_CHARS, SLACK_CHARS, cut_at_word, made_summary
 from sac.types import Document, Summary, text_hash
 
+NAMES_ONLY_SUFFIX = "-names"
+# The built-in strategies: the full summaries, and the same without the facts that answer clause questions.
+STRATEGIES = ("generic", "expert", f"generic{NAMES_ONLY_SUFFIX}", f"expert{NAMES_ONLY_SUFFIX}")
+ANSWER_FIELDS = ("law", "term")  # facts that answer clause questions rather than tell which contract it is
+
 
 @dataclass(repr=False)
 class BuiltinSummarizer:
@@ -23,6 +28,10 @@ class BuiltinSummarizer:
     name. Parties come first and may use the 20 characters of slack; their defined short names and the filer
     go in where they fit; other fields that do not fit the target are left out; only names that alone exceed
     target + 20 are cut.
+
+    ``generic-names`` and ``expert-names`` are the same summaries without the facts that answer clause questions
+    (governing law, term): the text of ``generic`` / ``expert`` with those pieces taken out, every other piece
+    (type, parties, date, filer, subject) as the full strategy writes it.
     """
 
     strategy: str = "generic"
@@ -32,8 +41,9 @@ class BuiltinSummarizer:
     prompt_hash: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
-        if self.strategy not in ("generic", "expert"):
-            raise ConfigError(f"Expected builtin strategy 'generic' or 'expert', got {self.strategy!r}")
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(f"Expected builtin strategy 'generic' or 'expert', or one of them names-only "
+                              f"('generic-names', 'expert-names'), got {self.strategy!r}")
         if self.target_chars < MIN_TARGET_CHARS:
             raise ConfigError(f"Expected target_chars >= {MIN_TARGET_CHARS}, got {self.target_chars}")
         self.name = f"builtin-{self.strategy}"
@@ -55,9 +65,13 @@ class BuiltinSummarizer:
     def summary_text(self, document: Document) -> str:
         """The summary before any cut (may exceed the limit only when the names alone do)."""
         facts = extract_facts(document)
-        if self.strategy == "expert":
+        if self.strategy.startswith("expert"):
             return self._expert(facts)
         return self._generic(facts)
+
+    @property
+    def _names_only(self) -> bool:
+        return self.strategy.endswith(NAMES_ONLY_SUFFIX)
 
     def _generic(self, facts: DocumentFacts) -> str:
         target = self.target_chars
@@ -73,6 +87,7 @@ class BuiltinSummarizer:
             text += date
         if law and len(text) + len(law) > target:
             law = ""
+        law_at = len(text)
         text += law
         # The filer names the contract as file lists do ("ACMECORP_..._Supply Agreement"): the parties' names
         # miss it when the filer is a parent or a third party. It may use the slack.
@@ -80,7 +95,9 @@ class BuiltinSummarizer:
             text += f" (filed by {facts.filer})"
         # The subject may use half the slack: with it a summary still tells more than without.
         subject = self._subject(facts, target + SLACK_CHARS // 2 - len(text) - 2, text)
-        return f"{text}, {subject}" if subject else text
+        text = f"{text}, {subject}" if subject else text
+        # Names only: the same text without the law (generic summaries write no term).
+        return text[:law_at] + text[law_at + len(law) :] if self._names_only else text
 
     def _expert(self, facts: DocumentFacts) -> str:
         target = self.target_chars
@@ -103,6 +120,8 @@ class BuiltinSummarizer:
         subject = self._subject(facts, budget, kind + parties)
         if subject:
             fields["subject"] = subject
+        if self._names_only:
+            fields = {k: v for k, v in fields.items() if k not in ANSWER_FIELDS}
         return self._expert_line(kind, parties, fields)
 
     @staticmethod

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from sac.summaries.casing import SMALL_WORDS
 from sac.summaries.parties import (
     NAME_FIRST,
     NAME_WORD,
     QUOTED_RE,
-    SMALL_WORDS,
     SUFFIX,
     Party,
     clean_name,

@@ -12,15 +12,16 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from sac.summaries.casing import SMALL_WORDS, acronyms, squash, title_case
 from sac.summaries.controller import find_controller
-from sac.summaries.parties import SMALL_WORDS, Party, acronyms, find_filer, find_parties, name_key, squash, title_case
+from sac.summaries.parties import PLACES, Party, find_filer, find_parties, name_key
 from sac.types import Document
 
 # --------------------------------------------------------------------------------------------------
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 9  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 10  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -53,8 +54,10 @@ _BOILERPLATE_LINE_RE = re.compile(
     r"confidential(?: information)?$|private and confidential$|(?:attachment|appendix|annex|schedule)\s+[\w.-]+$)",
     re.IGNORECASE,
 )
+# Labels before a heading: a filing's exhibit number, a lettered attachment ("ATTACHMENT A", "Schedule 2"), ...
 _LEADING_NOISE_RE = re.compile(
     r"^(?:(?:EXHIBIT|Exhibit)\s+[\w.()-]+\s+|EXECUTION (?:COPY|VERSION)\s+|Execution (?:Copy|Version)\s+|"
+    r"(?:ATTACHMENT|Attachment|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)\s+(?:[A-Z](?:-?\d+)?|\d+)\s*[-–—.:]?\s+|"
     r"(?:PAGE|Page) \d+ (?:OF|of) \d+\s+|(?:Dated|DATED):? [\d/.-]+\s+|THIS\s+|This\s+)+"
 )
 
@@ -359,6 +362,8 @@ def _find_topic(head: str, exclude: str, budget: int) -> str | None:
         if (
             topic.lower() in exclude.lower()
             or name_key(topic) in name_key(exclude)
+            or re.search(rf"\b{re.escape(match.group(2))}\b", exclude)  # a party's defined name: "... Hong Kong ("XFN")"
+            or name_key(topic) in PLACES  # a place and a legal form: "New York Limited Liability Company ("LLC")"
             or re.search(r"Republic|Kingdom|States|Province|Commonwealth", topic)
         ):
             continue
@@ -373,6 +378,8 @@ def _find_subject(head: str, budget: int) -> str | None:
     for regex, connector in _SUBJECT_RES:
         for match in regex.finditer(flat):
             phrase = match.group(1).strip(" ,")
+            if flat[match.end(1) : match.end(1) + 1].isalnum():  # the pattern's length cap ended it inside a word
+                phrase = phrase.rsplit(" ", 1)[0].rstrip(" ,")
             if _BAD_SUBJECT_START.match(phrase):
                 continue
             phrase = _SUBJECT_END_RE.split(phrase)[0]

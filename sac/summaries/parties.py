@@ -11,80 +11,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-# --------------------------------------------------------------------------------------------------
-# Text helpers shared with facts.py
-
-
-def squash(text: str) -> str:
-    """Runs of white space as one space; soft hyphens (invisible in print) dropped."""
-    return re.sub(r"\s+", " ", text.replace("\u00ad", "")).strip()
-
-
-# Legal forms and other abbreviations that stay upper case whatever the document does.
-_STANDARD_CAPS = frozenset(
-    "LLC LP LLP LLLP PLC AG AB SA NV BV SE USA US UK EU II III IV VI NDA IP JV R&D TV DVD PC".split()
-)
-_FORM_CASE = {"LTD": "Ltd", "CORP": "Corp", "INC": "Inc", "CO": "Co", "PTY": "Pty", "PTE": "Pte"}
-SMALL_WORDS = frozenset("a an and as at by for in of on or the to with from".split())
-
-
-def acronyms(text: str) -> frozenset[str]:
-    """Words of 2-5 letters the document writes in upper case inside running text more than in any other case.
-
-    An all-caps heading ("JOINT VENTURE AGREEMENT") cannot tell an acronym from a word; the document's
-    own sentences can: "HPS shall ..." keeps "HPS", while "joint" in lower case makes "JOINT" a word.
-    """
-    caps: Counter[str] = Counter()
-    other: Counter[str] = Counter()
-    for line in text[:60000].splitlines():
-        if not any(c.islower() for c in line):  # an all-caps line is a heading: it says nothing
-            continue
-        words = re.findall(r"[A-Za-z][A-Za-z&]*", line)
-        for i, word in enumerate(words):
-            if not word.isupper():
-                other[word.upper()] += 1
-            elif len(word) >= 2 and not any(_is_caps_word(n) for n in words[max(0, i - 1) : i] + words[i + 1 : i + 2]):
-                caps[word] += 1  # alone among lower-case words: "ACME shall"; "ACME WIDGETS CORP" is a name in capitals
-    return frozenset(w for w, n in caps.items() if n >= 2 and n > 2 * other[w] and len(w) <= 5)
-
-
-def _is_caps_word(word: str) -> bool:
-    return len(word) >= 2 and word.isupper()
-
-
-def title_case(text: str, keep: Collection[str] = ()) -> str:
-    """Readable case for all-caps text ("JOINT VENTURE AGREEMENT" -> "Joint Venture Agreement").
-
-    In mixed text only runs of two or more all-caps words change ("ALPHA BETA, Gamma Ltd."); a lone
-    all-caps word there is an acronym. Kept as written: ``keep`` (the document's acronyms), standard legal
-    abbreviations, dotted forms ("S.A."), words with digits, and short words without a vowel ("XYZ").
-    """
-    words = text.split(" ")
-    if any(c.islower() for c in text):
-        caps = [_is_caps_word(w.strip(",.;:()\"“”'’")) for w in words]
-        runs = [c and ((i > 0 and caps[i - 1]) or (i + 1 < len(caps) and caps[i + 1])) for i, c in enumerate(caps)]
-        return " ".join(_word_case(w, i, keep) if run else w for i, (w, run) in enumerate(zip(words, runs)))
-    return " ".join(_word_case(w, i, keep) for i, w in enumerate(words))
-
-
-def _word_case(word: str, i: int, keep: Collection[str]) -> str:
-    core = word.strip(",.;:()\"“”'’")
-    letters = [c for c in core if c.isalpha()]
-    dotted = ("." in core or "/" in core) and len(letters) <= 4  # "S.A.", "N.V.", "L.L.C.", "S/A"
-    if core in _FORM_CASE:
-        return word.replace(core, _FORM_CASE[core])
-    if (
-        core in keep
-        or core in _STANDARD_CAPS
-        or dotted
-        or any(c.isdigit() for c in core)
-        or (len(core) <= 4 and not any(v in core for v in "AEIOUY"))
-    ):
-        return word
-    if i > 0 and core.lower() in SMALL_WORDS:
-        return word.lower()
-    return re.sub(r"[^\W\d_]+", lambda m: m.group(0)[:1] + m.group(0)[1:].lower(), word)
-
+from sac.summaries.casing import SMALL_WORDS, squash, title_case
 
 # --------------------------------------------------------------------------------------------------
 # Name patterns
@@ -147,11 +74,14 @@ _LABELLED_RE = re.compile(
 _TRADING_AS_RE = re.compile(  # "Example (Pty) Ltd. (trading as Example)", "Example, Inc., d/b/a Example USA"
     r",?\s*\(?(?:trading as|t/a|d/b/a|dba|doing business as)\s+([A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})\)?"
 )
-# A name after these words is a descriptor, a former name or a parent, not a party.
+# A name after these words is a descriptor, a former name or a parent, not a party; after a building number
+# ("Building No.6, Example University Science Park") it is part of an address; after a clause number ("1.2 Grant of
+# Authority.") it is a heading.
 _NOT_A_PARTY_BEFORE_RE = re.compile(
     r"(?:\b(?:an?|as|known as|d/b/a|f/k/a|dba|trading as|subsidiary of|affiliate of|parent|of the|under the laws of|"
     r"laws of|located in|located at|office at|address at|attention:?|attn:?|c/o|copy to|institution of|member of|"
-    r"division of|part of|on behalf of|listed on(?: the)?(?: \w+)?|traded on(?: the)?)|[\"“'‘(])\s*$",
+    r"division of|part of|on behalf of|listed on(?: the)?(?: \w+)?|traded on(?: the)?)|[\"“'‘(]|"
+    r"\bno\.?\s?\d+[\w/-]*,|(?<![\w.])\d{1,2}\.\d{1,2}\.?)\s*$",
     re.IGNORECASE,
 )
 PARTIES_START_RE = re.compile(
@@ -250,8 +180,8 @@ def not_a_name(name: str) -> str | None:
     # "A. Territories" (a numbered heading), "Acme Corp. Products" (two sentences run together)
     if re.match(r"^[A-Z]\.\s+[A-Z][a-z]{3,}", name) or re.search(r"\b(?!Corp|Bros|Intl)[A-Za-z]{4,}\.\s+[A-Z]", name):
         return "heading"
-    if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()) or re.match(r"no\.?\s", low):
-        return "heading"  # "No Partnership", "No. 6 Example Road"
+    if any(w in _TYPE_NOUNS or w in {"date", "term"} for w in low.split()) or re.match(r"no\.?\s|no\.\d", low):
+        return "heading"  # "No Partnership", "No. 6 Example Road", "No.6, Example University" (a building number)
     if re.match(r"(?:plan|statement|letter|terms|articles|certificate|bill|notice)\s+of\s", low):
         return "heading"  # a document type in a title ("Agreement and Plan of Merger"), not "and Plan of Merger"
     return None
@@ -316,12 +246,13 @@ def _opening_clauses(head: str, text: str) -> list[tuple[str, int, bool]]:
     A table of contents or a long cover can push that clause past the head, and its entries ("... between
     the Parties ... 12") look like one: there a clause that is "made/entered into ... between" comes first.
     """
-    flat = squash(head)
+    # An EDGAR page footer ("Source: FILER, 10-K, 3/1/2020") names the filer, not a party; it may fall inside the clause.
+    flat = squash(_SOURCE_RE.sub(" ", head))
     start_match = PARTIES_START_RE.search(flat[:3500])
     early = (flat, start_match.start() if start_match else 0, False)
     toc = re.search(r"(?i)\btable\s+of\s+contents\b", flat[:3500])
     if start_match is None or (toc and toc.start() < start_match.start()):
-        longer = squash(text[:40000]) or flat
+        longer = squash(_SOURCE_RE.sub(" ", text[:40000])) or flat
         late = _LATE_START_RE.search(longer, toc.end() if toc else 0)
         if late is not None:
             return [(longer, late.start(), toc is not None), early]
@@ -347,10 +278,22 @@ def _parties_in(window: str, keep: Collection[str], context: str) -> list[Party]
                 continue
             if loose and not _CONNECTOR_BEFORE_RE.search(window[max(0, lo - 12) : lo]) and not _defined_as_role(window, hi):
                 continue
-            if name.lower() not in aliases:
+            if name.lower() not in aliases and not _named_as_parent(window, lo, hi):
                 found.append((lo, hi, name))
     found.sort()
     return _merge([Party(name, _short_names(window, hi, name, keep, context)) for _, hi, name in found])
+
+
+_PARENT_BEFORE_RE = re.compile(r"\b(?:subsidiary|affiliate|division|part)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _named_as_parent(window: str, lo: int, hi: int) -> bool:
+    """The name at ``window[lo:hi]`` came first as a party's parent ("a subsidiary of Example Corp.").
+
+    Named again later (the filer describing itself), it is still not a party."""
+    pattern = r"\s+".join(re.escape(w) for w in window[lo:hi].split())
+    first = re.search(rf"(?<![\w&]){pattern}", window[:lo])
+    return first is not None and _PARENT_BEFORE_RE.search(window[max(0, first.start() - 30) : first.start()]) is not None
 
 
 def _defined_as_role(window: str, end: int) -> bool:
@@ -394,9 +337,14 @@ def _matches(
         if regex is _PERSON_RE and match.group(1):
             name = squash(match.group(1)) + " " + name
         if _NOT_A_PARTY_BEFORE_RE.search(window[max(0, lo - 25) : lo]):  # a descriptor: skip it whole
-            pos = match.end()
+            # "..., as Issuer, EXAMPLE ABS LLC, as Depositor and BETA LP": the descriptor is the role before the
+            # comma or "and" only.
+            role = re.match(r"(.+?)(?:,\s+|\s+(?:and|AND)\s+)", window[lo:hi])
+            pos = lo + role.end() if role and is_role(role.group(1)) else match.end()
             continue
         why = not_a_name(name) or ("long" if len(name) > 70 else None) or _common_word(name, context)
+        if why is None and _POSTCODE_AFTER_RE.match(window, hi):  # "Las Vegas NV 89169": a city and state code
+            why = "address"
         if why:
             # Junk in front of a name ("AGREEMENT May 1, 2020 Example Inc.") hides the name: try from the next
             # word; an address run into the next party ("City, ST 00000 and Beta Inc."): from after its "and".
@@ -412,6 +360,9 @@ def _matches(
     return results
 
 
+# A "name" ending in a two-letter code right before a US ZIP code is a city and state ("Las Vegas NV 89169"), not a
+# company with a legal form; a street number after a company ("Example NV 12345 Main Street") is followed by a name.
+_POSTCODE_AFTER_RE = re.compile(r"(?<=\b[A-Z]{2}),?\s*\d{5}(?:-\d{4})?\b(?!\s+[A-Z][a-z])")
 # Page furniture before a name: "Execution Version", "Page 1 of 15", "Exhibit 10.1".
 _LEADING_NOISE_RE = re.compile(
     r"^(?:(?:Execution|EXECUTION) (?:Version|VERSION|Copy|COPY)|Page \d+ of \d+|(?:Exhibit|EXHIBIT) [\w.()-]+)\s+"
@@ -514,9 +465,24 @@ def _merge(parties: Sequence[Party]) -> list[Party]:
             name = party.name if len(party.name) > len(old.name) else old.name
             shorts = tuple(dict.fromkeys(old.short_names + party.short_names))
             merged[clash] = Party(name, shorts)
+    # A place in a party's address run into the clause ("offices at Berlin and Munich ("Example")") takes the
+    # party's definition: a "party" without a legal form whose defined name is another party's names none.
+    merged = [p for p in merged if not _defines_another(p, merged)]
     # A term defined for several parties together ("Alpha and Beta ... (together "Group")") names none alone.
     counts = Counter(s for p in merged for s in p.short_names)
     return [Party(p.name, tuple(s for s in p.short_names if counts[s] == 1)) for p in merged]
+
+
+def _defines_another(party: Party, parties: Sequence[Party]) -> bool:
+    """``party`` has no legal form and each name defined for it is among another party's name's words, not its own."""
+    if not party.short_names or _LEGAL_WORDS_RE.search(party.name.lower()):
+        return False
+    own = set(name_key(party.name).split())
+    others = [set(name_key(p.name).split()) for p in parties if p is not party]
+    return all(
+        (words := set(name_key(short).split())) and not words <= own and any(words <= other for other in others)
+        for short in party.short_names
+    )
 
 
 def find_filer(text: str, parties: Sequence[Party], keep: Collection[str] = ()) -> str | None:
