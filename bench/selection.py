@@ -26,6 +26,7 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -33,15 +34,15 @@ from typing import Any
 import common
 import legalbench_titles
 import pandas as pd
-from common import RESULTS, log, machine, write_json, write_results
+from common import RESULTS, SOURCES_DIR, log, machine, write_json, write_results
 
 from sac.config import SacConfig
 from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
 from sac.ingest.benchmark import load_benchmark
-from sac.ingest.builders import BUILDERS, TITLE_STYLES, contractnli_filename_title
-from sac.ingest.catalog import SOURCES_DIR
+from sac.ingest.builders import BUILDERS, MANIFEST_VERSION, TITLE_STYLES, contractnli_filename_title, cuad_filename_title
 from sac.methods import parse_methods
 from sac.types import Dataset
+from sac.usecases.benchmarks import dev_documents
 from sac.usecases.evaluate import evaluate
 from sac.usecases.workbench import Workbench
 
@@ -97,11 +98,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def ensure_benchmarks(styles: tuple[str, ...] = TITLE_STYLES) -> None:
+    """Build the full-size benchmarks into FULL where missing or built by an older builder (the demo's documents in
+    dev: sac.ingest.builders.split_of)."""
+    keep_in_dev = dev_documents(common.DEMO)
     for style in TITLE_STYLES:
+        manifest = FULL / style / "manifest.json"
+        current = manifest.is_file() and json.loads(manifest.read_text("utf-8")).get("version") == MANIFEST_VERSION
         for name, build in BUILDERS.items():
-            if not (FULL / style / "benchmarks" / f"{name}-test.json").is_file():
+            if not current or not (FULL / style / "benchmarks" / f"{name}-test.json").is_file():
                 log(f"building {style}/{name} into {FULL / style}")
-                build(SOURCES_DIR, FULL / style, titles=style)
+                build(SOURCES_DIR, FULL / style, titles=style, dev_documents=keep_in_dev)
     if legalbench_titles.STYLE in styles:  # a few seconds; written anew so it always matches the built splits
         legalbench_titles.build(full=FULL)
 
@@ -176,6 +182,42 @@ def small_pools(ds: Dataset, n: int) -> list[Dataset]:
         pools.append(dataclasses.replace(ds, name=f"{ds.name}-of{n}-{i + 1:02d}",
                                          documents=tuple(d for d in ds.documents if d.doc_id in ids),
                                          queries=tuple(q for q in ds.queries if q.gold_doc_ids <= ids)))
+    return pools
+
+
+# CUAD's contract types (CUAD_v1_README.txt); a contract's is the first whose words its file name's type holds.
+CUAD_TYPES = ("affiliate", "agency", "co-branding", "collaboration", "consulting", "development", "distributor",
+              "endorsement", "franchise", "hosting", "ip", "joint venture", "license", "maintenance", "manufacturing",
+              "marketing", "non-compete", "outsourcing", "promotion", "reseller", "service", "sponsorship", "supply",
+              "strategic alliance", "transportation")
+
+
+def contract_type(doc_id: str) -> str:
+    """A CUAD contract's type from its file name ("...-EX-10.31-DISTRIBUTOR AGREEMENT.txt" -> "distributor"); "other"
+    where no type word is found."""
+    kind = cuad_filename_title(doc_id).text.lower()
+    words = set(re.findall(r"[a-z-]+", kind))
+    for name in CUAD_TYPES:
+        if all(w in words or w + "s" in words for w in name.split()) or (name == "service" and "services" in words):
+            return name
+    return "other"
+
+
+def same_type_pools(ds: Dataset, n: int) -> list[Dataset]:
+    """The split's documents in pools of n of one contract type (``contract_type``), consecutive by text hash within
+    each type (a type's remainder of fewer than n left out), each with the questions whose answers lie only in it."""
+    by_type: dict[str, list[Any]] = {}
+    nda = ds.name.startswith("contractnli")
+    for doc in sorted(ds.documents, key=lambda d: d.content_hash):
+        by_type.setdefault("nda" if nda else contract_type(doc.doc_id), []).append(doc)
+    pools = []
+    for kind in sorted(k for k in by_type if k != "other"):  # "other" holds many types
+        ordered = by_type[kind]
+        for i in range(len(ordered) // n):
+            ids = {d.doc_id for d in ordered[i * n : (i + 1) * n]}
+            pools.append(dataclasses.replace(ds, name=f"{ds.name}-{kind.replace(' ', '')}{n}-{i + 1:02d}",
+                                             documents=tuple(d for d in ds.documents if d.doc_id in ids),
+                                             queries=tuple(q for q in ds.queries if q.gold_doc_ids <= ids)))
     return pools
 
 

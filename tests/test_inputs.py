@@ -110,6 +110,7 @@ def test_cli_query_reports_a_bad_query_in_one_line(built, cli, text, message):
     assert (code, out, err) == (1, "", f"error: {message}\n")
 
 
+@pytest.mark.slow
 def test_cli_query_in_a_real_process_exits_1_without_traceback(built):
     workspace, _, _ = built
     proc = subprocess.run(
@@ -125,8 +126,9 @@ def test_cli_query_in_a_real_process_exits_1_without_traceback(built):
 
 
 def test_cli_query_says_what_a_routed_method_read_in_the_title(built, cli):
-    """``sac query`` prints, under a +names / +docs<N> method, what Compare shows: the question as searched, what its
-    title names and the documents searched inside; the hits then come from that document only."""
+    """``sac query`` prints, under a +names / +docs<N> method, what Compare shows: the question as searched, which
+    contract it names (by its parties), how sure and why, and the documents searched inside; the hits then come from
+    that document only."""
     workspace, docs, _ = built
     ag = next(d.doc_id for d in docs if "AGProjects" in d.doc_id)
     code, out, _ = cli("query", "Consider the Non-Disclosure Agreement of AGPROJECTS; Who may receive it?",
@@ -136,10 +138,12 @@ def test_cli_query_says_what_a_routed_method_read_in_the_title(built, cli):
     plain, routed = out.split("== baseline+docs1+names\n")
     assert "Named:" not in plain
     lines = routed.splitlines()
+    named = "AG Projects · Non-Disclosure Agreement — AGProjects-NDA"  # its parties and type, the file title beside
     assert lines[:3] == [
         "   Searched as: Consider the Non-Disclosure Agreement of AG Projects; Who may receive it?",
-        "   Named: AGProjects-NDA: its text writes the company name “agprojects” (letters and digits compared).",
-        "   Searched inside: AGProjects-NDA",
+        f"   Named: {named} (98% sure): its text writes the company name “agprojects” (letters and digits "
+        "compared) (no other document writes it).",
+        f"   Searched inside: {named}",
     ]
     assert len(lines) == 6 and all(f" {ag} [" in line and "WRONG-DOC" not in line for line in lines[3:])
 

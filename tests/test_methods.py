@@ -20,6 +20,7 @@ from sac.chunking.split import chunk_document
 from sac.config import DEFAULT_K_VALUES, SacConfig
 from sac.errors import ConfigError
 from sac.index import snapshot
+from sac.index.lexical import lexical_indexes
 from sac.methods import (
     METADATA_METHOD,
     RECOMMENDED,
@@ -34,7 +35,6 @@ from sac.methods import (
 from sac.protocols import Reranker
 from sac.retrieval.hybrid import BM25Index, fuse, minmax, tokenize
 from sac.retrieval.rerank import LexicalReranker, make_reranker
-from sac.retrieval.trace import SearchTrace
 from sac.types import Chunk, Document, Span
 from sac.usecases.evaluate import evaluate
 from sac.usecases.workbench import Workbench
@@ -104,6 +104,7 @@ def _recipes(draw):
     return MethodSpec(index, search)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.composite(_recipes)(), st.randoms())
 def test_a_method_spec_round_trips_through_its_spelling(spec, random):
@@ -163,6 +164,7 @@ def test_fusion_hand_checked():
     assert fuse([], np.zeros(0), np.zeros(0), [], 0.5, 3) == []
 
 
+@pytest.mark.slow
 def test_hybrid_weight_one_ranks_like_dense(built, nli):
     got = _search(built, nli, "sac-generic,sac-generic+hybrid1")
     for dense, hybrid in zip(got["sac-generic"], got["sac-generic+hybrid1"]):
@@ -199,6 +201,7 @@ def test_hybrid_snapshot_is_cached_per_collection_and_count(built):
 
 
 # -- document-first -----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_docs1_returns_hits_from_one_document_only(built, nli):
     got = _search(built, nli, "sac-generic+docs1,sac-generic+docs2,baseline+docs1+hybrid0.5", k=64)
     docs = {d.doc_id: len(index_chunks(d)) for d in nli.documents}
@@ -224,9 +227,10 @@ def test_document_scores_fuse_dense_and_whole_document_bm25():
     summary = np.array([np.nan, 1.0])  # b's summary matches the query exactly; a has no summary
     scored = dict(document_scores(docs, best, summary=summary))
     assert scored["b"] == pytest.approx((0.6 + 1.0) / 2) and scored["a"] == pytest.approx(1.0)
-    assert [d for d, _ in document_scores(docs, best, lexical=lexical, named=frozenset({"a"}))] == ["a", "b"]
+    assert [d for d, _ in document_scores(docs, best, lexical=lexical, named={"a": 0.3})] == ["a", "b"]
 
 
+@pytest.mark.slow
 def test_docs_first_top_hit_is_the_top_hit_inside_the_chosen_document(built, nli):
     got = _search(built, nli, "sac-generic,sac-generic+docs5", k=64)
     # With every document allowed the document filter changes nothing.
@@ -301,6 +305,7 @@ def test_merge_property_spans_tile_and_stay_bounded(text, size, threshold):
     assert merge_small_chunks(doc, merged, threshold, size) == merged  # merging twice changes nothing
 
 
+@pytest.mark.slow
 def test_default_chunking_has_no_small_chunk_or_hit_where_the_papers_splitter_has_many(built, nli, memo):
     paper = Workbench(dataclasses.replace(built.config, chunking="paper"), embedder=memo, client=built.client)
     paper.build(CORPUS, nli.documents, parse_methods("sac-generic"))
@@ -361,6 +366,7 @@ def _mean_over_k(wb, ds, names):
     return frame[frame["k"] == "mean"].set_index("method")
 
 
+@pytest.mark.slow
 def test_winning_combination_beats_generic_sac_on_the_demo(store_config, memo, nli):
     """bench/README.md: on the 5 demo NDAs the winner's DRM (mean over k) is at or below generic SAC's
     (its recall is lower there: the README says so), and hybrid0.75 raises recall at SAC's DRM level."""
@@ -375,6 +381,7 @@ def test_winning_combination_beats_generic_sac_on_the_demo(store_config, memo, n
     assert reported["settings"]["nli-pool"]["verdict"]["met"] is True
 
 
+@pytest.mark.large
 @pytest.mark.slow
 def test_winning_combination_cuts_drm_by_a_third_against_the_nda_pool(tmp_path, embedder, nli):
     """The acceptance claim, rerun from scratch: the demo questions against all 183 ContractNLI NDAs
@@ -439,6 +446,7 @@ def test_filename_option_embeds_the_file_name_as_its_own_index(nli):
     assert plain == {}
 
 
+@pytest.mark.slow
 def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_only_method(tmp_path, memo, nli):
     """+filename puts the file name where a text-only method never looks: the chunk BM25 reads the records'
     embedded text with the file line, the document BM25 and +names read it with the document's text. On the demo
@@ -480,6 +488,7 @@ def test_filename_is_read_by_bm25_and_names_with_its_document_and_by_no_text_onl
     assert named.startswith("NDA_ResConnect: its file name or text writes the company name")
 
 
+@pytest.mark.slow
 def test_names_route_documents_first_to_the_contract_the_file_name_names(built, nli):
     """Documents first with +names: the NDA whose own text holds the squashed name comes first."""
     target = next(d for d in nli.documents if "Inventor-Product" in d.doc_id)
@@ -502,90 +511,78 @@ def demo_pool(nli, demo_datasets):
                         texts=[d.text for d in contracts])
 
 
-def test_names_name_documents_by_the_words_of_a_title_that_few_of_them_hold(built, nli, demo_datasets, demo_pool):
-    """+names: a title that names its contract by a plain word few documents hold ("VELCO's") names the
-    documents that hold it; a title the text quotes whole (a heading whose words are all common) names the
-    documents quoting it; words most contracts share name none. A question without a title names documents by
-    its capitalised rare words; its lower-case words, what it asks, name none. Measured on the 34 demo contracts
-    (the lexical index built from their texts); in the 5 demo NDAs alone no word counts as rare (RARE_SHARE), with
-    a title or without, so only a quoted heading or a squashed name names one there: of the five, only VELCO's writes
-    "NDA"."""
-    from sac.index.lexical import lexical_indexes
-    from sac.retrieval.targets import name_words, named_targets, title_words
+def _resolved(documents, question):
+    from sac.retrieval.targets import resolve_targets
 
-    def named_documents(documents, question):
-        return named_targets(documents, question).documents
+    return resolve_targets(documents, question, 1, file_names=False)
+
+
+@pytest.mark.slow
+def test_names_resolve_the_contract_a_question_names_on_the_demo_contracts(built, nli, demo_datasets, demo_pool):
+    """+names: which contract a question means, and how sure (sac.retrieval.targets), on the 34 demo contracts (the
+    lexical index built from their texts) and on the 5 demo NDAs alone. A word one contract writes ("VELCO's"), a
+    squashed company name, a party, a title's initials spelled out ("GBRP": "Gordon Brothers Retail Partners") name
+    it for sure; a word two contracts write offers both ("Which contract did you mean?"); words that say what kind of
+    contract or party ("Non-Disclosure Agreement", "LLC", "the Agreement"), and a question's lower-case words, name
+    none, and a question without a title that names none is searched in every document."""
+    from sac.retrieval.targets import name_words, title_words
 
     pool = demo_pool
     velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
     ceii = next(d.doc_id for d in nli.documents if d.doc_id.endswith("ceii-and-nda.txt"))
+    cuad = demo_datasets["cuad"].documents
+    flotek = next(d.doc_id for d in cuad if "FLOTEK" in d.doc_id.upper())
+    bonton = next(d.doc_id for d in cuad if "BONTON" in d.doc_id)
+    papa = next(d.doc_id for d in cuad if "PapaJohns" in d.doc_id)
+
+    def sure(documents, question):
+        resolved = _resolved(documents, question)
+        return resolved.target.doc_id if resolved.target is not None else None
+
+    def first(documents, question):  # the most probable candidate, where it is likely enough to be offered
+        resolved = _resolved(documents, question)
+        return resolved.likely[0] if resolved.likely else None
+
     question = "Consider VELCO's Non-Disclosure Agreement; What is the term?"
     assert title_words(question) == ["velco", "non", "disclosure", "agreement"]
-    assert named_documents(pool, question) == {velco}
-    assert named_documents(pool, "Consider the CEII Non-Disclosure Agreement; Q?") == {velco, ceii}  # both hold it
-    heading = "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?"  # VELCO's heading
-    assert named_documents(pool, heading) == {velco}
-    inventor = next(d.doc_id for d in nli.documents if "Mutual-Non-Disclosure" in d.doc_id)
-    assert named_documents(pool, "Consider the Mutual Non-Disclosure Agreement; Who may receive it?") == {inventor}
-    assert named_documents(pool, "Consider the Non-Disclosure Agreement; Who may receive it?") == frozenset()  # 6 hold it
-    assert named_documents(pool, "What does VELCO's NDA say about the term?") == {velco}  # no title
+    # One word of 34 contracts: the most probable by far, searched inside alone, though not sure on its own.
+    assert first(pool, question) == velco and first(pool, "What does VELCO's NDA say about the term?") == velco
+    assert _resolved(pool, question).search_inside == 1
+    two = _resolved(pool, "Consider the CEII Non-Disclosure Agreement; Q?")  # both NDAs write CEII
+    assert not two.confident and {c.doc_id for c in two.candidates[:2]} == {velco, ceii}
+    assert abs(two.candidates[0].probability - two.candidates[1].probability) < 1e-9
+    assert sure(pool, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek Chemistry, LLC "
+                      "for Terpene Products; What is the term?") == flotek
+    gbrp = _resolved(pool, "Consider the Agency Agreement of GBRP; What is the fee?")
+    assert gbrp.target is not None and gbrp.target.doc_id == bonton
+    assert ("GBRP", "Gordon Brothers Retail Partners") in {(m.word, m.found) for m in gbrp.target.matches
+                                                           if m.kind == "initials"}
+    assert first(pool, "Consider the GBRP Agreement of Papa; Q?") == papa  # a word the text writes beats initials
+    heading = _resolved(pool, "Consider the Confidential Information Non-Disclosure Agreement; Who may receive it?")
+    assert heading.likely[:1] == (velco,)  # VELCO's heading, whole: the most probable, though words of it are common
+    for vague in ("Consider the Non-Disclosure Agreement; Who may receive it?", "Consider the IWW Agreement; Q?",
+                  "Consider THE Agreement; Q?"):
+        assert not _resolved(pool, vague).confident, vague
+    for untitled in ("what does velco's nda say about the term?",  # lower case: what it asks, not whom
+                     "What does the Agreement say about Confidential Information?", "Does the Sponsor have exclusive rights?"):
+        resolved = _resolved(pool, untitled)
+        assert resolved.likely == () and resolved.search_inside == 0, untitled
     # a sentence's first word counts only with capitals inside it or a possessive
     assert name_words("Summarize what VELCO's NDA says. Highlight the Term; Glamis may end it.") == ["velco", "nda", "term"]
     assert name_words("VELCO's NDA: is GluMobile a party?") == ["velco", "nda", "glumobile"]
-    assert named_documents(pool, "what does velco's nda say about the term?") == frozenset()
-    assert named_documents(pool, "What does the Agreement say about Confidential Information?") == frozenset()  # common
-    flotek = next(d.doc_id for d in demo_datasets["cuad"].documents if "FLOTEK" in d.doc_id.upper())
-    assert named_documents(pool, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek "
-                                 "Chemistry, LLC for Terpene Products; What is the term?") == {flotek}
 
     five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
                            strategy="generic")["documents"]
-    assert len(five) == 5 and named_documents(five, question) == frozenset()
-    assert named_documents(five, heading) == {velco}
-    assert named_documents(five, "What does VELCO's NDA say about the term?") == frozenset()
-    assert named_documents(five, "Which NDA lets the Receiving Party keep copies?") == frozenset()
-    assert set(five.ids_with("nda")) == {velco}  # what the question would have been routed by
-    assert named_documents(five, "What does the Agreement say about Confidential Information?") == frozenset()
+    ag = next(d.doc_id for d in nli.documents if "AGProjects" in d.doc_id)
+    assert len(five.ids) == 5 and sure(five, question) == velco
+    assert sure(five, "Consider the Non-Disclosure Agreement of AGPROJECTS; Who may receive it?") == ag
+    # The Flotek contract is not among the five: its words of kind ("LLC", "Company", "Agreement") name none of them.
+    assert sure(five, "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek Chemistry, LLC "
+                      "for Terpene Products; What is the term?") is None
+    assert not _resolved(five, "Consider the Non-Disclosure Agreement; Who may receive it?").likely
 
 
-def test_names_name_the_documents_that_write_out_a_titles_initials(built, nli, demo_datasets, demo_pool):
-    """+names: an all-caps title word that no document writes names the documents whose text spells it out as
-    consecutive capitalised words ("GBRP": "Gordon Brothers Retail Partners", a party to the Bon-Ton agency
-    agreement), when at most MAX_NAMED_DOCS of them do, and only when nothing else of the title names one (a
-    rare word comes first; a word the corpus writes is read as a word). On the 34 demo contracts, and on the 5
-    demo NDAs, where no title word counts as rare and no initials name one either."""
-    from sac.index.lexical import lexical_indexes
-    from sac.retrieval.targets import Targets, initials_texts, named_targets
-
-    bonton = next(d.doc_id for d in demo_datasets["cuad"].documents if "BONTON" in d.doc_id)
-    velco = next(d.doc_id for d in nli.documents if "VELCO" in d.doc_id)
-    papa = next(d.doc_id for d in demo_datasets["cuad"].documents if "PapaJohns" in d.doc_id)
-    assert named_targets(demo_pool, "Consider the Agency Agreement of GBRP; What is the fee?") == Targets(
-        frozenset({bonton}), "initials", "GBRP", "Gordon Brothers Retail Partners")
-    assert named_targets(demo_pool, "Consider VEPC's Non-Disclosure Agreement; Q?") == Targets(
-        frozenset({velco}), "initials", "VEPC", "Vermont Electric Power Company")
-    assert named_targets(demo_pool, "Consider the GBRP Agreement of Papa; Q?") == Targets(frozenset({papa}), "words", "papa")
-    assert named_targets(demo_pool, "Consider VELCO's Non-Disclosure Agreement; Q?").evidence == "words"  # the text writes VELCO
-    assert named_targets(demo_pool, "Consider the IWW Agreement; Q?") == Targets(frozenset(), "")  # 22 contracts spell IWW
-    # A stopword is a word every text writes, though no index keeps it: two contracts spell "THE", neither is named.
-    assert sum("the" in text for text in initials_texts(demo_pool)) == 2
-    assert named_targets(demo_pool, "Consider THE Agreement; Q?") == Targets(frozenset(), "")
-    five = lexical_indexes(built.index(CORPUS, parse_method("sac-generic")), built.summary_store,
-                           strategy="generic")["documents"]
-    assert named_targets(five, "Consider VEPC's Non-Disclosure Agreement; Q?") == Targets(frozenset(), "")
-
-    # What Compare says.
-    from sac.render.trace import trace_notes
-    from sac.retrieval.targets import resolve_targets
-    from sac.retrieval.trace import SearchTrace
-
-    question = "Consider the Agency Agreement of GBRP; What is the fee?"
-    resolved = resolve_targets(demo_pool, question, 1, file_names=False)
-    note = dict(trace_notes(SearchTrace((resolved,)), question))["Named:"]
-    assert note == ("BONTONSTORESINC_04_20_2018-EX-99.3-AGENCY AGREEMENT: its text writes out what the title's “GBRP” "
-                    "stands for: “Gordon Brothers Retail Partners” (no document writes the word itself).")
-
-
+@pytest.mark.slow
 def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, monkeypatch):
     """+names with +docs<N>: where the title names no document, the document BM25 reads the title alone (the
     question's clause words are every NDA's and would lift the short ones full of them); where it names
@@ -626,10 +623,11 @@ def test_names_route_by_the_title_alone_when_it_names_no_document(built, nli, mo
 
 def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(built, nli):
     """The trace a search returns, as the Compare page words it under a +names / +docs<N> method: the question as
-    searched, what its title names and by what evidence, and the documents searched inside, the very ones the hits
-    come from. On the 5 demo NDAs: a quoted heading names VELCO's NDA; a title 6 NDAs share names none (a
-    look-alike may win, and the page says whether it did); a question with no title names nothing, and every NDA is
-    searched; a squashed name is written as the text writes it and names its NDA by that name."""
+    searched, which contract it names, how sure and by what clues, and the documents searched inside, the very ones
+    the hits come from. On the 5 demo NDAs: VELCO's heading, quoted, makes VELCO's NDA the most probable but not
+    sure, and the page asks which contract was meant; a title 6 NDAs share names none (a look-alike may win, and
+    the page says whether it did); a question with no title names nothing, and every NDA is searched; a squashed
+    name is written as the text writes it and names its NDA for sure."""
     from sac.render.trace import trace_notes
     from sac.retrieval.trace import DocumentsRanked, NamesRewritten, TargetsResolved
 
@@ -647,26 +645,27 @@ def test_compare_is_told_what_the_title_names_and_which_documents_were_searched(
         () if q == plain else tuple(dict.fromkeys(h.span.doc_id for h in got.hits)) for q, got in zip(questions, results)]
     assert len({h.span.doc_id for h in results[2].hits}) > 1
     resolved = [r.trace.find(TargetsResolved) for r in results]
-    assert [(t.named, t.evidence, t.key) for t in resolved] == [
-        ({velco}, "title", "confidentialinformationnondisclosureagreement"), (frozenset(), "", ""),
-        (frozenset(), "", ""), ({ag}, "name", "agprojects")]
-    assert [t.search_inside for t in resolved] == [1, 1, 0, 1] and ranked[3].documents == (ag,)
+    assert [(t.likely[:1], t.confident) for t in resolved] == [((velco,), False), ((), False), ((), False),
+                                                                ((ag,), True)]
+    assert [t.search_inside for t in resolved] == [1, 1, 0, 1] and ranked[0].documents == (velco,)
+    assert ranked[3].documents == (ag,)
 
     notes = [dict(trace_notes(r.trace, q, frozenset({velco}))) for r, q in zip(results, questions)]
-    assert notes[0] == {"Named:": "VELCO NDA rev0 Dec 14 2015: its text quotes the whole title.",
+    velco_p = resolved[0].probability_of[velco]
+    assert notes[0] == {"Named:": f"not sure which contract: VELCO NDA rev0 Dec 14 2015 {velco_p:.0%} (its text has the "
+                                  "heading “Confidential Information Non-Disclosure Agreement” (no other document writes "
+                                  "it)); searched inside the most probable. Which contract did you mean?",
                         "Searched inside:": "VELCO NDA rev0 Dec 14 2015"}
-    assert notes[1]["Named:"].startswith("no document: no quoted heading, company name, rare word or spelled-out initials")
+    assert notes[1]["Named:"].startswith("no document for sure: nothing in the title names one document")
     assert notes[1]["Searched inside:"].endswith("(not the question's document)") == (velco not in ranked[1].documents)
-    assert notes[2]["Named:"].startswith("nothing: the question has no") and "Searched inside:" not in notes[2]
+    assert notes[2]["Named:"].startswith("nothing: no company name") and "Searched inside:" not in notes[2]
     assert notes[2]["Named:"].endswith("so every document was searched.")
-    assert all("(in a corpus under 10 documents no word counts as rare)" in n["Named:"] for n in notes[1:3])  # 5 NDAs
-    asked = "What does VELCO's NDA say about the term?"  # a capitalised rare word names it (34 contracts: above)
-    said = dict(trace_notes(SearchTrace((TargetsResolved(frozenset({velco}), "words", "velco", "", 3, False, 1, False),
-                                         DocumentsRanked((velco,), (2.0,), 0.25, asked))), asked))
-    assert said["Named:"] == ("VELCO NDA rev0 Dec 14 2015: its text holds the question's rare word(s) velco (at most 3 "
-                              "documents do).")
-    assert "AGPROJECTS" not in notes[3]["Searched as:"] and "company name “agprojects”" in notes[3]["Named:"]
-    assert notes[3]["Searched inside:"] == "AGProjects-NDA (not the question's document)"  # VELCO pinned here
+    assert "AGPROJECTS" not in notes[3]["Searched as:"]
+    assert notes[3]["Named:"] == (f"AGProjects-NDA ({resolved[3].target.probability:.0%} sure): its text writes the "
+                                  "company name “agprojects” (letters and digits compared) (no other document writes it).")
+    assert notes[3]["Searched inside:"] == "AGProjects-NDA (not the question's document)"  # VELCO given as the target
+    titles = {ag: "AG Projects / Example, NDA"}  # a display name, where the page has one, in place of the file's
+    assert dict(trace_notes(results[3].trace, squashed, titles=titles))["Searched inside:"] == "AG Projects / Example, NDA"
 
     [dense] = built.search_traced(CORPUS, [parse_method("sac-generic")], [heading], 4)["sac-generic"]
     assert trace_notes(dense.trace, heading) == []  # the plain top-k: nothing to say
@@ -719,6 +718,7 @@ def test_inner_ranks_the_chosen_documents_chunks_by_the_question_without_its_tit
     assert not ranked(plain, questions[0]).find(ChunksRanked).without_title
 
 
+@pytest.mark.slow
 def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built, nli):
     """``+hybrid0.75`` with ``+inner``: the same document and chunks as ranking by the embedding alone (at k = 64
     every chunk of a demo NDA is a hit), ordered by the fused dense and BM25 score, which moves most orders. A
@@ -743,7 +743,7 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
         (h.chunk.chunk_id, h.score) for h in across[hybrid.name][0]]
     assert len({h.span.doc_id for h in across[recommended.name][0]}) > 1
 
-    # A question without a title is searched inside every document it names; a title's question inside one.
+    # A question without a title is searched inside every likely candidate; a title's question inside one.
     from sac.render.trace import trace_notes
     from sac.retrieval.trace import DocumentsRanked, TargetsResolved
 
@@ -752,15 +752,19 @@ def test_recommended_ranks_inside_the_routed_contract_by_meaning_and_words(built
     asked = "Who may receive CriticalEnergyInfrastructureInformation?"  # squashed: both NDAs write it out
     titled = "Consider the NDA on CriticalEnergyInfrastructureInformation; Who may receive it?"
     both, one = (r.trace for r in built.search_traced(CORPUS, [recommended], [asked, titled], 8)[recommended.name])
-    assert both.find(TargetsResolved).named == one.find(TargetsResolved).named == {velco, ceii}
-    assert both.find(TargetsResolved).evidence == "name"
+    assert set(both.find(TargetsResolved).likely) == set(one.find(TargetsResolved).likely) == {velco, ceii}
+    assert not both.find(TargetsResolved).confident
+    assert all(m.kind == "name" for c in both.find(TargetsResolved).candidates for m in c.matches if m.kind != "text")
     assert set(both.find(DocumentsRanked).documents) == {velco, ceii} and len(one.find(DocumentsRanked).documents) == 1
     hits = built.search(CORPUS, [recommended], [asked], 8)[recommended.name][0]
     assert {h.span.doc_id for h in hits} <= {velco, ceii} and len(hits) == 8
-    assert dict(trace_notes(both, asked))["Named:"].endswith("; a question without a title is searched inside each.")
-    assert dict(trace_notes(one, titled))["Named:"].endswith("; the whole question chose between them.")
+    assert dict(trace_notes(both, asked))["Named:"].endswith(
+        "; a question without a title is searched inside each. Which contract did you mean?")
+    assert dict(trace_notes(one, titled))["Named:"].endswith(
+        "; searched inside the most probable. Which contract did you mean?")
 
 
+@pytest.mark.slow
 def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     """Hundreds of questions at k = 64 exceed SQLite's variable limit in one chromadb call: searched in batches."""
     index = built.index(CORPUS, parse_method("baseline"))
@@ -771,6 +775,7 @@ def test_search_answers_hundreds_of_questions_at_k_64_in_one_call(built):
     assert [h.chunk.chunk_id for h in hits[599]] == [h.chunk.chunk_id for h in index.search(vectors[599:], 64)[0]]
 
 
+@pytest.mark.slow
 def test_no_blank_hit_for_a_question_that_names_its_contract(tmp_path, memo, demo_datasets):
     """The question that showed the problem on the demo: under the paper's splitter, SAC's whitespace-only chunks
     of the named contract embed as its summary alone and fill the top 8; the default chunking has none."""
@@ -788,6 +793,7 @@ def test_no_blank_hit_for_a_question_that_names_its_contract(tmp_path, memo, dem
     assert shares["paper"] > 0 and shares["merged"] == 0.0  # paper: 3 of the top 8 when measured
 
 
+@pytest.mark.slow
 def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
     """``sac query --methods recommended`` heads its hits as Compare heads its column, then says what the title named."""
     code, out, err = cli("query", "Consider the Non-Disclosure Agreement of INVENTORPRODUCTDEVELOPMENTEXPERTSINC; "
@@ -799,7 +805,11 @@ def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
     assert lines[0] == f"== recommended ({RECOMMENDED})"
     assert lines[1] == ("   Searched as: Consider the Non-Disclosure Agreement of Inventor Product Development Experts Inc; "
                         "Who may receive Confidential Information?")
-    assert lines[2].startswith("   Named: ") and lines[3] == f"   Searched inside: {Path(target).stem}"
+    # The title's squashed name spells "Inventor" before the party the text writes ("Product Development Experts,
+    # Inc."): no clue names the contract for sure, and the document ranking still finds it.
+    assert lines[2].startswith("   Named: no document for sure")
+    assert lines[3] == ("   Searched inside: Product Development Experts · Mutual Non-Disclosure Agreement — "
+                        f"{Path(target).stem}")
     assert lines[4] == ("   Ranked inside by: the question without its title: “Who may receive Confidential Information?”; "
                         "its meaning and its words, fused (75 % embedding, 25 % BM25)")  # +hybrid0.75
     assert len(lines) == 7 and all(f" {target} [" in line for line in lines[5:])

@@ -62,6 +62,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     show_ks = ["mean", *[k for k in (1, 8, 64) if k in ks]]
     print(summary_table(frame, show_ks).to_string())
     print_uncertainty(run, reference, names, args.resample)
+    print_selective(run)
     print(f"\ntimings (s): {json.dumps(result.timings)}")
     print(f"run saved: {run.path}")
     return 0
@@ -83,6 +84,20 @@ def print_uncertainty(run: RunFolder, reference: str | None, methods: Sequence[s
         print(f"\npaired difference to {reference} (same questions; mean over k; resampling {resample}s):")
         print(diff[["dataset", "method_b", "metric", "difference", "verdict"]]
               .rename(columns={"method_b": "method"}).to_string(index=False))
+
+
+def print_selective(run: RunFolder) -> None:
+    """Print the selective figures of the methods that say how sure they are which document a question means.
+
+    Coverage, DRM@1 on the questions routed with confidence, AUROC of the confidence (documents resampled)."""
+    selective = run.selective()
+    if not len(selective):
+        return
+    print("\nrouted with confidence (target resolution), 95 % interval, resampling documents:")
+    shown = selective.assign(figure=[format_interval(r.estimate, r.low, r.high) if r.metric != "auroc" else
+                                     f"{r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]" for r in selective.itertuples()])
+    print(shown.pivot_table(index=["dataset", "method"], columns="metric", values="figure", aggfunc="first",
+                            sort=False).to_string())
 
 
 def print_mismatch(run: RunFolder, k: int, top: int) -> None:
@@ -121,6 +136,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print(summary_table(metrics).to_string())
         methods = list(dict.fromkeys(metrics["method"]))
         print_uncertainty(run, reference_method(args.reference, methods), methods, args.resample)
+        print_selective(run)
         return 0
     if args.action == "mismatch":
         if args.top < 1:

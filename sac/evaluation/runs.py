@@ -18,6 +18,7 @@ import pandas as pd
 from sac.config import SacConfig
 from sac.errors import ConfigError
 from sac.evaluation.metrics import QueryScore, aggregate, score_query
+from sac.evaluation.selective import SELECTIVE_COLUMNS, selective_figures
 from sac.evaluation.uncertainty import bootstrap_intervals
 from sac.files import atomic_write_text, read_jsonl, safe_name, utc_now
 from sac.ingest.catalog import dataset_corpus
@@ -25,6 +26,7 @@ from sac.types import MAX_K, Dataset, Hit, Query, Span
 from sac.workspace import Workspace
 
 METRIC_COLUMNS = ["dataset", "method", "k", "precision", "recall", "drm", "retrieved_chars", "queries"]
+SELECTIVE_FILE = "selective.csv"  # sac.evaluation.selective, for runs of methods that say how sure they are
 INTERVAL_FILES = {"question": "intervals.csv", "document": "intervals_document.csv"}  # resample unit -> file
 
 
@@ -43,6 +45,15 @@ class EvalResult:
         return pd.DataFrame(self.metrics, columns=METRIC_COLUMNS)
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a method's target resolution decided for one question: its top candidate and how sure."""
+
+    doc_id: str  # the most probable candidate ("" where there was none)
+    confidence: float  # its probability (0 where there was none)
+    sure: bool  # whether it reached the sure threshold, so the question counts as routed with confidence
+
+
 def check_k_values(k_values: Sequence[int]) -> list[int]:
     """The distinct k values, sorted; a ConfigError unless there is one and all are from 1 to MAX_K."""
     ks = sorted(set(k_values))
@@ -51,10 +62,15 @@ def check_k_values(k_values: Sequence[int]) -> list[int]:
     return ks
 
 
-def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[Hit]], ks: list[int]) -> None:
-    """Add one method's per-query rows, retrieved rows and per-k metrics (plus the mean over k) to ``result``."""
+def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[Hit]], ks: list[int],
+                 targets: Sequence[Target | None] | None = None) -> None:
+    """Add one method's per-query rows, retrieved rows and per-k metrics (plus the mean over k) to ``result``.
+
+    ``targets``: per question, what the method's target resolution decided (``+names`` with ``+docs<N>``), kept in
+    the per-query rows for the selective figures (sac.evaluation.selective)."""
     per_k: dict[int, list[QueryScore]] = {k: [] for k in ks}
-    for query, query_hits in zip(ds.queries, hits):
+    for i, (query, query_hits) in enumerate(zip(ds.queries, hits)):
+        target = targets[i] if targets else None
         document = "|".join(sorted(query.gold_doc_ids))  # what a document-level bootstrap draws
         result.retrieved.append({
             "dataset": ds.name, "query_id": query.query_id, "query": query.text, "method": method,
@@ -67,11 +83,14 @@ def score_method(result: EvalResult, ds: Dataset, method: str, hits: list[list[H
         for k in ks:
             score = score_query([h.span for h in query_hits[:k]], query.gold)
             per_k[k].append(score)
-            result.per_query.append({
+            row: dict[str, Any] = {
                 "dataset": ds.name, "query_id": query.query_id, "method": method, "k": k,
                 "precision": score.precision, "recall": score.recall, "drm": score.drm, "wrong": score.wrong,
                 "retrieved": score.retrieved, "document": document,
-            })
+            }
+            if target is not None:
+                row.update(confidence=target.confidence, sure=int(target.sure), target=target.doc_id)
+            result.per_query.append(row)
     rows = []
     for k in ks:
         agg = aggregate(per_k[k])
@@ -116,9 +135,12 @@ class RunFolder:
     <workspace>/runs/<run id>/
       config.json      created, settings, config (no secrets), timings_s, corpora; written last
       metrics.csv      METRIC_COLUMNS: one row per (dataset, method, k), k also "mean"
-      per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document
+      per_query.csv    dataset, query_id, method, k, precision, recall, drm, wrong, retrieved, document, and for
+                       a method with target resolution confidence, sure, target
       intervals.csv    95 % bootstrap intervals (questions resampled) of every figure in metrics.csv
       intervals_document.csv   the same with documents resampled (each with all its questions)
+      selective.csv    coverage, DRM@1 of the confidently routed questions and AUROC of the confidence, with
+                       document intervals, for methods with target resolution (absent without one)
       retrieved.jsonl  one row per (dataset, query, method): query text, the gold spans it was scored against,
                        and hits (file_path, span, score)
     ```
@@ -189,6 +211,19 @@ class RunFolder:
         frame["k"] = frame["k"].astype(str)
         return frame
 
+    def selective(self) -> pd.DataFrame:
+        """The selective figures of the run's methods with target resolution (sac.evaluation.selective).
+
+        Coverage, DRM@1 on the questions routed with confidence, and AUROC, with document intervals, per dataset and
+        method; empty for a run without such a method."""
+        path = self.path / SELECTIVE_FILE
+        if path.is_file():
+            return pd.read_csv(path)
+        # Pages ask on every rerun: a run saved without resolutions is told by per_query.csv's header alone.
+        if "sure" not in pd.read_csv(self.path / "per_query.csv", nrows=0).columns:
+            return pd.DataFrame(columns=SELECTIVE_COLUMNS)
+        return selective_figures(self.per_query())
+
     def retrieved(self) -> list[dict[str, Any]]:
         """The ``retrieved.jsonl`` rows: dataset, query_id, query, method, retrieved spans in rank order."""
         return read_jsonl(self.path / "retrieved.jsonl")
@@ -231,6 +266,9 @@ def save_run(
     for resample, name in INTERVAL_FILES.items():
         if resample == "question" or "document" in per_query.columns:  # rows scored by score_method have it
             atomic_write_text(run_dir / name, bootstrap_intervals(per_query, resample=resample).to_csv(index=False))
+    selective = selective_figures(per_query)
+    if len(selective):
+        atomic_write_text(run_dir / SELECTIVE_FILE, selective.to_csv(index=False))
     atomic_write_text(
         run_dir / "retrieved.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.retrieved),
     )

@@ -31,7 +31,7 @@ chosen on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,7 +55,7 @@ def document_scores(
     summary: np.ndarray | None = None,
     lexical: np.ndarray | None = None,
     weight: float = DENSE_SHARE,
-    named: frozenset[str] = frozenset(),
+    named: Mapping[str, float] | None = None,
 ) -> list[tuple[str, float]]:
     """Every document with its score for the query, best first.
 
@@ -64,8 +64,10 @@ def document_scores(
         summary: per document, the cosine of its summary (NaN where it has none: the best chunk counts twice).
         lexical: per document, its BM25 score; without it, dense only.
         weight: the dense share of the fusion.
-        named: documents whose own text holds the name the question gives its document (``+names``): they
-            rank above all others, in the order of their fused score.
+        named: the documents the question names (``+names``: sac.retrieval.targets' likely candidates) with their
+            probability. NAMED_BONUS is added to their score, so they rank above all others (each fused part lies in
+            [0, 1]), and NAMED_BONUS times their probability too: a clearly more probable one comes first, and two
+            the evidence cannot tell apart (two NDAs of one company) are ordered by the fused score.
     """
     if not len(docs):
         return []
@@ -77,7 +79,7 @@ def document_scores(
     if lexical is not None and weight < 1.0:
         score = weight * minmax(dense) + (1.0 - weight) * minmax(np.asarray(lexical, dtype=np.float64))
     if named:
-        score = score + np.asarray([NAMED_BONUS if d in named else 0.0 for d in docs])
+        score = score + np.asarray([NAMED_BONUS * (1.0 + named[d]) if d in named else 0.0 for d in docs])
     order = sorted(range(len(docs)), key=lambda i: (-score[i], docs[i]))
     return [(docs[i], float(score[i])) for i in order]
 
@@ -95,7 +97,7 @@ class DocumentRanking:
 
 def rank_documents(
     index: Index, lexicons: dict[str, LexicalIndex], summaries: DocumentIndex | None, query: str,
-    query_vector: np.ndarray, n_docs: int, *, weight: float = DENSE_SHARE, named: frozenset[str] = frozenset(),
+    query_vector: np.ndarray, n_docs: int, *, weight: float = DENSE_SHARE, named: Mapping[str, float] | None = None,
     nearest: int | None = None,
 ) -> DocumentRanking:
     """The top ``n_docs`` documents for one question (module docstring), read from the stores.
@@ -174,7 +176,7 @@ def rank_inside(
     return known[:n]
 
 
-def lexical_query(query: str, named: frozenset[str]) -> str:
+def lexical_query(query: str, named: Collection[str]) -> str:
     """What the document BM25 reads under ``+names`` (module docstring): a title that names nothing, else the question.
 
     The title of a "Consider <title>; <question>" question that names no document; the whole question for a

@@ -30,6 +30,7 @@ from sac.protocols import Reranker
 from sac.retrieval import document_ranking, hybrid, names, rerank, targets
 from sac.retrieval.trace import (
     ChunksRanked,
+    DocumentsPinned,
     DocumentsRanked,
     NamesRewritten,
     Reranked,
@@ -96,11 +97,7 @@ def search(
         hits = rank_chunks(sources, lexicons, ranking, (question, vector), inner, dense_all[i] if dense_all else None,
                            weight, pool, first_k, trace)
         if reranker is not None:
-            ranked_by = trace[-1].ranked_by if isinstance(trace[-1], ChunksRanked) else question
-            texts = sources.embedded_texts([h.chunk.chunk_id for h in hits])
-            ranked = rerank.rerank_texts(reranker, ranked_by, [h.chunk for h in hits], texts, k)
-            hits = [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
-            trace.append(Reranked(reranker.name, first_k))
+            hits = _reranked(sources, reranker, hits, trace, question, k, first_k)
         out.append(_result(hits[:k], trace))
     return out
 
@@ -145,6 +142,49 @@ def rank_chunks(
     return hits
 
 
+def search_within(
+    sources: SearchSources, recipe: SearchRecipe, questions: Sequence[str], vectors: np.ndarray, k: int,
+    within: Sequence[str],
+) -> list[SearchResult]:
+    """The top ``k`` hits of each question from the documents ``within`` alone: the contract a user pinned.
+
+    No document is chosen (``+docs<N>`` and the target stage do not run); ``+names`` still writes the question's
+    names as the corpus does, ``+inner`` ranks by the question without its title, ``+hybrid<w>`` fuses the chunk
+    BM25, ``+rerank`` reorders, as they do in ``search``."""
+    reranker = sources.reranker() if recipe.rerank else None
+    lexicons = sources.lexicons()
+    asked = list(questions)
+    traces: list[list[TraceEntry]] = [[DocumentsPinned(tuple(within))] for _ in questions]
+    if recipe.names:
+        questions, vectors = rewrite_names(sources, lexicons["documents"], asked, vectors)
+        traces = [[NamesRewritten(a, q), *t] for a, q, t in zip(asked, questions, traces)]
+    first_k = max(k, recipe.rerank_candidates or rerank.DEFAULT_CANDIDATES) if reranker is not None else k
+    pool = max(first_k, hybrid.CANDIDATES) if recipe.hybrid is not None else first_k
+    inner_questions, inner_vectors = (question_vectors(sources, questions, vectors) if recipe.inner
+                                      else (list(questions), vectors))
+    out = []
+    for i, question in enumerate(questions):
+        vector = np.asarray(vectors[i], dtype=np.float32)
+        ranking = document_ranking.DocumentRanking(list(within), {}, set())
+        inner = (inner_questions[i], np.asarray(inner_vectors[i], dtype=np.float32))
+        hits = rank_chunks(sources, lexicons, ranking, (question, vector), inner, None, recipe.hybrid, pool, first_k,
+                           traces[i])
+        if reranker is not None:
+            hits = _reranked(sources, reranker, hits, traces[i], question, k, first_k)
+        out.append(_result(hits[:k], traces[i]))
+    return out
+
+
+def _reranked(sources: SearchSources, reranker: Reranker, hits: list[Hit], trace: list[TraceEntry], question: str,
+              k: int, first_k: int) -> list[Hit]:
+    """Stage 5: the reranker's order of ``hits``, reading what was embedded for each."""
+    ranked_by = trace[-1].ranked_by if isinstance(trace[-1], ChunksRanked) else question
+    texts = sources.embedded_texts([h.chunk.chunk_id for h in hits])
+    ranked = rerank.rerank_texts(reranker, ranked_by, [h.chunk for h in hits], texts, k)
+    trace.append(Reranked(reranker.name, first_k))
+    return [Hit(chunk, score, rank) for rank, (chunk, score) in enumerate(ranked, start=1)]
+
+
 def _by(entry: ChunksRanked, question: str) -> ChunksRanked:
     return ChunksRanked(question, entry.without_title, entry.within, entry.dense_share, entry.candidates)
 
@@ -185,7 +225,7 @@ def _rank_documents(
         n_docs = resolved.search_inside
         if not n_docs:
             return None
-    named = resolved.named if resolved else frozenset[str]()
+    named = {d: p for d, p in resolved.probability_of.items() if d in resolved.likely} if resolved else {}
     bm25_reads = document_ranking.lexical_query(question, named) if resolved else question
     share = recipe.doc_dense_share if recipe.doc_dense_share is not None else document_ranking.DENSE_SHARE
     ranking = document_ranking.rank_documents(sources.index, lexicons, summaries, bm25_reads, vector, n_docs,

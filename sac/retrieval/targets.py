@@ -1,26 +1,43 @@
-"""Target resolution (``+names``): which documents a question is about, and by what evidence.
+"""Target resolution (``+names``): which documents a question is about, how sure, and from what evidence.
 
 A question names its contract by a title ("Consider the Non-Disclosure Agreement of Munt; ..."), a company name,
-squashed as file names write it ("BELLRINGBRANDS,INC") or not, a rare word, or initials. ``named_targets`` reads
-that evidence against the corpus itself (no list of names exists): the whole title quoted, else squashed company
-names, else the title's rare words, else initials. ``resolve_targets`` is the pipeline's stage: the documents
-named, and how many documents the chunks are then searched inside (a titled question: N; one without a title:
-each document it names, or every document when it names none).
+squashed as file names write it ("BELLRINGBRANDS,INC") or not, a defined short name, a rare word, or initials.
+``evidence`` reads every such clue against the corpus itself (no list of names exists) and ``candidates`` scores
+the documents with one small model, a conditional logit over every document and a "none of them" option:
 
-What the evidence is read from (each document's squashed text and its substring signatures, its initials, and the
-corpus's name vocabulary) is made once per lexical index generation and kept beside it (sac.index.derived);
-``prepare`` makes it at build time.
+    score(d) = sum over kinds of clue f of WEIGHTS[f] * x_f(d)
+    none = NULL_SCORE + UNHELD_WEIGHT * unheld
+    P(d) = exp(score(d)) / (exp(none) + sum over every document d' of exp(score(d')))
 
-``MAX_NAMED_DOCS`` = 3 and ``RARE_SHARE`` = 0.1 are knobs; docs/methods.md lists each with the data it was set on.
+where x_f(d) counts the clues of kind f that d holds, and a document with no clue scores 0. Rarity comes from the
+sum over every document: a clue that one document of this corpus holds lifts it alone, one that ten documents share
+lifts all ten, so each keeps a tenth of what it would; the same clue is the more convincing the smaller the corpus.
+The kinds: the whole title quoted in the text (``quote``; ``heading`` where the title is type words alone, "Mutual
+Non-Disclosure Agreement"), a squashed company name (``name``), a word of the
+document's parties or their defined short names (``party``), of its title (``title``), of its text at all
+(``text``), and initials the text spells out where no document writes the word (``initials``); ``alone`` counts
+the clues no other document holds, which name one document whatever the corpus's size. ``unheld`` counts the
+question's name words that no document of the corpus writes at all ("Flotek" asked of five NDAs): the contract it
+names is likely not in the corpus, so they lift the "none" option. The weights, UNHELD_WEIGHT,
+NULL_SCORE, CONFIDENT and LIKELY are fitted and chosen on the dev split (bench/target_model.py; docs/methods.md
+lists every knob with the data it was set on).
+
+``resolve_targets`` is the pipeline's stage: the candidates with their probabilities and evidence, whether the top
+one is sure (P >= CONFIDENT), and how many documents the chunks are searched inside (a titled question: N, the
+likely candidates ranked first by their probability; one without a title: each likely candidate (P >= LIKELY), or
+every document when it names none).
+
+What the evidence is read from (each document's parties and title from its text, its squashed text and substring
+signatures, its initials, the corpus's name vocabulary) is made once per lexical index generation and kept beside
+it (sac.index.derived); ``prepare`` makes it at build time.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,105 +47,189 @@ from sac.index import lexical, substrings
 from sac.index.derived import Keep, code_version
 from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.substrings import SubstringIndex, signatures_of
+from sac.ingest.identifiable import DOCTYPE_WORDS
 from sac.retrieval import names
-from sac.retrieval.trace import TargetsResolved
+from sac.retrieval.trace import Candidate, Match, TargetsResolved
+from sac.summaries import facts, parties
+from sac.summaries.facts import extract_facts
+from sac.summaries.parties import ROLE_WORDS
+from sac.types import Document
 
-MAX_NAMED_DOCS = 3  # a name found in more documents than this names none of them
-RARE_SHARE = 0.1  # a title word names documents only when at most this share of the corpus holds it
+FEATURES = ("quote", "heading", "name", "party", "title", "text", "initials", "alone")
+# Fitted on the dev split (bench/results/target-model-dev.json, made by bench/target_model.py fit).
+WEIGHTS: dict[str, float] = {"quote": 0.5101, "heading": 3.903, "name": 3.737, "party": 1.3516,
+                             "title": 2.8114, "text": 1.7627, "initials": 1.0911, "alone": 2.68}
+UNHELD_WEIGHT = 2.131  # the "none" option's lift per name word of the question that no document writes
+NULL_SCORE = 4.0451  # the "none of these documents" option's score
+CONFIDENT = 0.517  # the top candidate is sure from this probability on (chosen on dev for at most 1 % wrong)
+LIKELY = 0.1  # a candidate this probable is offered ("which contract did you mean?") and ranked first (a stated choice)
+MAX_HOLDERS = 50  # a clue more documents hold than this is no clue (it would count at most 1/50)
+MAX_SHARE = 0.5  # nor is one that more than half the corpus holds: it says nothing about which of them
+SHOWN = 5  # candidates a trace keeps
+# A company's legal form ("LLC", "Inc.", "Company", "University"): every party has one, so it names none.
+LEGAL_FORM_WORDS = frozenset(w.lower() for w in re.findall(r"[A-Za-z]{2,}", parties.SUFFIX))
+# Words that say what kind of document or party, not which: a title made of them quotes no one, a squashed name or a
+# word of them names no one; only a document's title may hold them as a clue.
+GENERIC_WORDS = DOCTYPE_WORDS | ROLE_WORDS | LEGAL_FORM_WORDS
 
 
 def resolve_targets(documents: LexicalIndex, asked: str, n_docs: int, *, file_names: bool) -> TargetsResolved:
-    """The pipeline's target stage: what ``asked`` (the question as the user wrote it) names.
+    """The pipeline's target stage: the documents ``asked`` (the question as the user wrote it) may be about.
 
-    It also says how many documents the question's chunks are searched inside (``search_inside``: 0 for every
-    document)."""
-    targets = named_targets(documents, asked)
-    return TargetsResolved(named=targets.documents, evidence=targets.evidence, key=targets.key,
-                           spelled=targets.spelled, rare=targets.rare, titled=bool(names.split_title(asked)[0]),
-                           search_inside=search_inside(targets, asked, n_docs), file_names=file_names)
-
-
-@dataclass(frozen=True)
-class Targets:
-    """What a question names (``named_targets``): the documents, by what evidence they were found, and what matched."""
-
-    documents: frozenset[str]
-    evidence: str  # "title": their text quotes the whole title; "name": a squashed company name; "words": rare words;
-    # "initials": words whose initials an all-caps word of the title is; "": the title names no document (or
-    # there is no title)
-    key: str = ""  # the squashed title or name, the rare words (", "-joined), or the all-caps word ("ATI")
-    spelled: str = ""  # "initials": what the word stands for in the first named document ("AMPHENOL Tuchel Industrial")
-    rare: int = field(default=MAX_NAMED_DOCS, compare=False)  # a word held by at most this many documents is rare here
+    With their probabilities and evidence, whether the top one is sure, and how many documents the question's chunks
+    are searched inside (``search_inside``: 0 for every document)."""
+    found, none = candidates(documents, asked)
+    titled = bool(names.split_title(asked)[0])
+    likely = [c for c in found if c.probability >= LIKELY]
+    inside = n_docs if titled else max(n_docs, len(likely)) if likely else 0
+    confidence = found[0].probability if found else 0.0
+    return TargetsResolved(candidates=tuple(found[:SHOWN]), none=none, likely=tuple(c.doc_id for c in likely),
+                           confident=confidence >= CONFIDENT, titled=titled, search_inside=inside,
+                           file_names=file_names)
 
 
-def named_targets(documents: LexicalIndex, query: str) -> Targets:
-    """The documents the question names (at most MAX_NAMED_DOCS) and by what evidence.
+def candidates(documents: LexicalIndex, asked: str, weights: dict[str, float] | None = None,
+               null_score: float | None = None, unheld_weight: float | None = None) -> tuple[list[Candidate], float]:
+    """Every document with a clue of ``asked``, most probable first, and the probability that it names none."""
+    weights = WEIGHTS if weights is None else weights
+    null_score = NULL_SCORE if null_score is None else null_score
+    unheld_weight = UNHELD_WEIGHT if unheld_weight is None else unheld_weight
+    clues = evidence(documents, asked)
+    order = sorted(clues)
+    scores = np.array([sum(weights[f] * x for f, x in features(clues[d]).items()) for d in order])
+    p, none = probabilities(scores, len(documents), null_score + unheld_weight * unheld(documents, asked))
+    found = [Candidate(d, float(q), tuple(clues[d])) for d, q in zip(order, p)]
+    found.sort(key=lambda c: (-c.probability, c.doc_id))
+    return found, none
 
-    First the whole title, squashed, when it has two words or more: the documents whose squashed text quotes it
-    (a heading the text gives, "Non-Disclosure Agreement for Project Proposals", where no word is rare). Then
-    the squashed names ("BELLRINGBRANDS,INC"): the documents whose squashed text holds one. Else the title's
-    rare words (``title_words``; rare: held by at most MAX_NAMED_DOCS documents and RARE_SHARE of the corpus, so
-    none under 10 documents, with a title or without, where a word one contract happens to use says little: of
-    the 5 demo NDAs only VELCO's writes "NDA", so "Which NDA lets the Receiving Party keep copies?" would name
-    it, and "the Mutual NDA of <a name its text never writes>" too;
-    bench/notes/2026-12-05-rare-word-under-10-documents-not-adopted.md measures the alternative): the documents
-    holding the most of them. Else an all-caps word of the title that no document writes, read as initials
-    (``by_initials``). The title is read as asked, not as ``+names`` rewrote it: the pieces of a squashed name its
-    contract never writes are plain words ("MRSFIELDSORIGINALCOOKIESINC" -> "Cookies") that other contracts hold
-    (on CUAD dev, file-name titles: 64 questions named only wrong documents that way, none as asked;
-    bench/notes/2026-12-01-what-the-selection-figures-say.md). A question without a title names documents by its
-    squashed names and by its capitalised rare words (``name_words``: "Does Glamis ...?"; otherwise it is searched
-    across the corpus, ``search_inside``); lower-case words of a question are what it asks, not whom. The texts
-    and words are the lexical ``documents`` index's; a squashed key is looked up through ``sac.index.substrings``,
-    which reads only the texts that can hold it."""
-    title = names.split_title(query)[0]
-    whole = [names.squash(title)] if len(title.split()) > 1 else []
-    keys = whole + names.squashed_names(query)
+
+def probabilities(scores: np.ndarray, corpus: int, null_score: float) -> tuple[np.ndarray, float]:
+    """The candidates' probabilities and the "none" option's, in a corpus of ``corpus`` documents.
+
+    Every document without a clue scores 0 and shares the rest: a clue that many documents hold lifts each a little,
+    one only this document holds lifts it alone."""
+    top = max(float(scores.max()) if len(scores) else 0.0, null_score, 0.0)
+    exp = np.exp(scores - top)
+    rest = max(corpus - len(scores), 0) * float(np.exp(-top))
+    none = float(np.exp(null_score - top))
+    total = float(exp.sum()) + rest + none
+    return exp / total, none / total
+
+
+def features(matches: list[Match]) -> dict[str, float]:
+    """x_f of one document: per kind of clue, how many distinct ones it holds; ``alone``: how many no other holds.
+
+    A quoted title, a squashed name and initials count once each, their fullest form; a heading of type words alone
+    ("Non-Disclosure Agreement") is no clue that only its holder holds."""
+    x = dict.fromkeys(FEATURES, 0.0)
+    for kind in ("quote", "heading", "name", "initials"):
+        x[kind] = float(any(m.kind == kind for m in matches))
+    for kind in ("party", "title", "text"):
+        x[kind] = float(len({m.word for m in matches if m.kind == kind}))
+    x["alone"] = float(len({m.word for m in matches if m.holders == 1 and m.kind != "heading"}))
+    return x
+
+
+def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
+    """Document id -> the clues of ``asked`` it holds (``Match``), for every document holding at least one.
+
+    The title (or, without one, the question) is read as asked, not as ``+names`` rewrote it: the pieces of a
+    squashed name its contract never writes are plain words that other contracts hold. Lower-case words of a
+    question without a title are what it asks, not whom (``name_words``)."""
+    out: dict[str, list[Match]] = {}
+    ids = documents.ids
+    most = min(MAX_HOLDERS, max(1, int(MAX_SHARE * len(ids))))
+    title = names.split_title(asked)[0]
+    specific = [w for w in _words_of(title) if w not in GENERIC_WORDS and not w.isdigit()]
+    keys = ([("quote" if specific else "heading", names.squash(title), title)] if len(title.split()) > 1 else [])
+    keys += [("name", key, key) for key in names.squashed_names(asked) if key not in GENERIC_WORDS]
     if keys:
         texts = squashed_texts(documents)
-        for key in keys:  # the fullest form first: the title, then "bellringbrandsinc" before "bellringbrands"
-            hits = frozenset(documents.ids[i] for i in texts.holding(key))
-            if 0 < len(hits) <= MAX_NAMED_DOCS:
-                return Targets(hits, "title" if key in whole else "name", key)
-    votes: Counter[str] = Counter()
-    voters: dict[str, list[str]] = {}
-    rare = min(MAX_NAMED_DOCS, int(RARE_SHARE * len(documents)))
-    for word in [] if rare < 1 else name_words(query):
-        holders = documents.ids_with(word)
-        if 0 < len(holders) <= rare:
-            votes.update(holders)
+        for kind, key, written in keys:
+            rows = texts.holding(key)
+            if 0 < len(rows) <= most:
+                for r in rows:
+                    out.setdefault(ids[r], []).append(Match(written, kind, key, -1, len(rows)))
+    words = name_words(asked)
+    if words:
+        known = document_evidence(documents)
+        texts_of = documents.document_texts()
+        row_of = documents.row_of
+        for word in words:
+            holders = documents.ids_with(word)
+            if not 0 < len(holders) <= most:
+                continue
             for d in holders:
-                voters.setdefault(d, []).append(word)
-    if votes:
-        most = max(votes.values())
-        named = frozenset(d for d, n in votes.items() if n == most)
-        if len(named) <= MAX_NAMED_DOCS:
-            return Targets(named, "words", ", ".join(dict.fromkeys(w for d in sorted(named) for w in voters[d])), rare=rare)
-    return by_initials(documents, query, rare)
-
-
-def by_initials(documents: LexicalIndex, query: str, rare: int) -> Targets:
-    """The documents that write out what an all-caps word of the title abbreviates, where no document writes the word.
-
-    The words are ``names.acronyms``: "ATI's Mutual Non-Disclosure Agreement" names the NDA between "AMPHENOL
-    Tuchel Industrial GmbH" and a blank. Read only when nothing else of the title names a document, and, like a
-    rare word, only when at most ``rare`` documents hold the initials; the key says what they stand for."""
-    for acronym in [] if rare < 1 else names.acronyms(query):
-        if acronym.casefold() in STOPWORDS or documents.ids_with(acronym.casefold()):
-            continue  # a word the corpus writes is read as a word, above; every text writes "AND", "THE"
+                row = row_of[d]
+                text = texts_of[row]
+                where = re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, re.IGNORECASE)
+                at = where.start() if where else -1
+                clues: list[Match] = []
+                parties, heading = known[row]
+                if heading and word in _words_of(heading):
+                    clues.append(Match(word, "title", heading, _find(text, heading), len(holders)))
+                if word not in GENERIC_WORDS:  # a type or role word ("agreement", "licensee") says what kind, not which
+                    clues.append(Match(word, "text", text[at:at + len(word)] if where else word, at, len(holders)))
+                    party = next((p for p in parties if word in _words_of(p)), None)
+                    if party is not None:
+                        clues.append(Match(word, "party", party, _find(text, party), len(holders)))
+                if clues:
+                    out.setdefault(d, []).extend(clues)
+    for acronym in names.acronyms(asked):
         key = acronym.casefold()
+        if key in STOPWORDS or documents.ids_with(key):
+            continue  # a word the corpus writes is read as a word, above; every text writes "AND", "THE"
         rows = [i for i, text in enumerate(initials_texts(documents)) if key in text]
-        if 0 < len(rows) <= rare:
-            spelled = names.spelled_out(acronym, documents.document_texts()[rows[0]]) or ""
-            return Targets(frozenset(documents.ids[i] for i in rows), "initials", acronym, spelled, rare)
-    return Targets(frozenset(), "", rare=rare)
+        if 0 < len(rows) <= most:
+            for r in rows:
+                spelled = names.spelled_out(acronym, documents.document_texts()[r]) or acronym
+                out.setdefault(ids[r], []).append(
+                    Match(acronym, "initials", spelled, _find(documents.document_texts()[r], spelled), len(rows)))
+    return out
 
 
-_SQUASH_VERSION = code_version(names, substrings, sys.modules[__name__])  # what squashes, signs and writes them
+def unheld(documents: LexicalIndex, asked: str) -> int:
+    """How many of the question's name words no document of the corpus writes.
+
+    Type, role and legal-form words aside (``GENERIC_WORDS``); a word written inside a squashed name counts as
+    written ("flotekindustries" holds "flotek")."""
+    words = [w for w in name_words(asked) if w not in GENERIC_WORDS]
+    if not words:
+        return 0
+    texts = squashed_texts(documents)
+    return sum(1 for w in words if not documents.ids_with(w) and not texts.holding(names.squash(w)))
+
+
+def _find(text: str, phrase: str) -> int:
+    """Where ``phrase`` first stands in ``text``, case aside; -1 where it does not."""
+    return text.casefold().find(phrase.casefold())
+
+
+def document_evidence(documents: LexicalIndex) -> list[tuple[tuple[str, ...], str]]:
+    """Per document, its parties (names and defined short names) and its title, as its text gives them.
+
+    Read by the built-in summarizer's fact extraction (sac.summaries.facts); made once per index generation for the
+    documents the generation before did not have, and kept beside it."""
+    lines = _kept_lines(documents, "evidence", _evidence_line)
+    out = []
+    for line in lines:
+        data = json.loads(line)
+        out.append((tuple(data["parties"]), str(data["title"])))
+    return out
+
+
+def _evidence_line(text: str) -> str:
+    facts = extract_facts(Document("", text))
+    parties = [name for party in facts.parties for name in (party.name, *party.short_names)]
+    return json.dumps({"parties": parties, "title": facts.title or ""}, ensure_ascii=False)
+
+
+# What squashes, signs, reads facts from and writes the kept lines.
+_SQUASH_VERSION = code_version(names, substrings, facts, parties, sys.modules[__name__])
 
 
 def squashed_texts(documents: LexicalIndex) -> SubstringIndex:
-    """The documents' squashed texts (one line each) and their substring signatures, as ``named_targets`` reads them.
+    """The documents' squashed texts (one line each) and their substring signatures, as ``evidence`` reads them.
 
     A squashed text has no line break. Made once per index generation and kept beside it (sac.index.derived);
     asked once per question, so past the first it is one look-up."""
@@ -164,7 +265,7 @@ def _substring_index(documents: LexicalIndex) -> SubstringIndex:
 
 
 def initials_texts(documents: LexicalIndex) -> list[str]:
-    """The documents' initials (``names.initials``: one line each), as ``by_initials`` reads them.
+    """The documents' initials (``names.initials``: one line each), as ``evidence`` reads them.
 
     Made once per index generation and kept beside it (sac.index.derived). About a twentieth of the text's length
     (1.4 MB for the 509 CUAD contracts; bench/notes/2026-12-04-names-derived-data-kept.md), so read whole."""
@@ -255,19 +356,6 @@ def name_words(query: str) -> list[str]:
     return _words_of(" ".join(kept))
 
 
-def search_inside(targets: Targets, query: str, n_docs: int) -> int:
-    """How many documents ``+docs<N>`` searches inside under ``+names``; 0: every document.
-
-    A title says the question is about one document: N, even where the title names none (LegalBench-RAG's form),
-    and the whole question chooses among the documents it names (two NDAs of one company). A question without a
-    title is about every document it names, so it is searched inside each where it names more than N ("Does the
-    Sponsor have exclusive rights?" names the two sponsorship agreements of the 29 demo contracts, and searching
-    one would hide the other); one that names none is about the whole corpus ("Which agreements can be
-    terminated for convenience?") and is searched across it, since searching one would give the k hits of one
-    document the words happen to favour."""
-    return n_docs if names.split_title(query)[0] else max(n_docs, len(targets.documents)) if targets.documents else 0
-
-
 _VOCABULARY = Keep(code_version(names, sys.modules[__name__]),
                    write=lambda vocab, out: out.write(vocab.to_json().encode("utf-8")),
                    read=lambda path: names.NameVocabulary.from_json(path.read_text(encoding="utf-8")))
@@ -305,4 +393,5 @@ def prepare(lexicons: dict[str, lexical.LexicalIndex]) -> None:
     name_vocabulary(lexicons["documents"])
     squashed_texts(lexicons["documents"])
     initials_texts(lexicons["documents"])
+    document_evidence(lexicons["documents"])
     lexicons["documents"].drop_previous()  # what the generation before made is in these now

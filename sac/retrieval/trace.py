@@ -22,22 +22,51 @@ class NamesRewritten:
 
 
 @dataclass(frozen=True, slots=True)
-class TargetsResolved:
-    """``+names`` with ``+docs<N>``: the documents the question names, by what evidence, and where to search.
+class Match:
+    """One clue of a question found in a document: what the question wrote, of what kind, what the document writes."""
 
-    ``search_inside``: how many documents the chunks are searched inside (0: the question names none and has no
-    title, so the whole corpus)."""
+    word: str  # the question's word, name or title
+    kind: str  # "quote", "name", "party", "title", "text" or "initials" (sac.retrieval.targets.FEATURES)
+    found: str  # what the document writes: the party or title it is a word of, the spelled-out initials, or the word
+    at: int  # where in the document's text (a character offset; -1 where the clue is not one place)
+    holders: int  # how many documents of the corpus hold it
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A document the question may be about, with its probability and the clues that point to it."""
+
+    doc_id: str
+    probability: float
+    matches: tuple[Match, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetsResolved:
+    """``+names`` with ``+docs<N>``: the documents the question may be about, how sure, and where it is searched.
+
+    ``candidates`` (a document, its probability, the clues that point to it) come most probable first; ``none`` is
+    the probability that the question names none of them; ``likely`` are the candidates probable enough to offer
+    and to rank first (sac.retrieval.targets.LIKELY)."""
 
     stage: ClassVar[str] = "resolve targets"
-    named: frozenset[str]
-    evidence: str  # "title": their text quotes the whole title; "name": a squashed company name; "words": rare
-    # words; "initials": words whose initials an all-caps word of the title is; "": nothing named
-    key: str  # the squashed title or name, the rare words (", "-joined), or the all-caps word ("ATI")
-    spelled: str  # "initials": what the word stands for in the first named document
-    rare: int  # a word held by at most this many documents counts as rare in this corpus
+    candidates: tuple[Candidate, ...]
+    none: float
+    likely: tuple[str, ...]
+    confident: bool  # the top candidate's probability reaches the sure threshold (targets.CONFIDENT)
     titled: bool  # the question has a "Consider <title>; <question>" title
     search_inside: int  # documents the chunks come from; 0: every document
-    file_names: bool  # the names were matched against file names as well as the text (``+filename``)
+    file_names: bool  # the clues were read in file names as well as the text (``+filename``)
+
+    @property
+    def target(self) -> Candidate | None:
+        """The sure candidate, or None."""
+        return self.candidates[0] if self.confident and self.candidates else None
+
+    @property
+    def probability_of(self) -> dict[str, float]:
+        """Document id -> its probability, for the candidates kept."""
+        return {c.doc_id: c.probability for c in self.candidates}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +78,14 @@ class DocumentsRanked:
     scores: tuple[float, ...]
     dense_share: float  # of the document score; the rest is the whole-document BM25
     lexical_query: str  # what the document BM25 read
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentsPinned:
+    """The user pinned the contract(s) the question is about: the search keeps to them."""
+
+    stage: ClassVar[str] = "pinned"
+    documents: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +109,8 @@ class Reranked:
     candidates: int
 
 
-TraceEntry = NamesRewritten | TargetsResolved | DocumentsRanked | ChunksRanked | Reranked
-Entry = TypeVar("Entry", NamesRewritten, TargetsResolved, DocumentsRanked, ChunksRanked, Reranked)
+TraceEntry = NamesRewritten | TargetsResolved | DocumentsRanked | DocumentsPinned | ChunksRanked | Reranked
+Entry = TypeVar("Entry", NamesRewritten, TargetsResolved, DocumentsRanked, DocumentsPinned, ChunksRanked, Reranked)
 
 
 @dataclass(frozen=True, slots=True)

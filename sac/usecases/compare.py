@@ -29,10 +29,12 @@ __all__ = [
 
 
 def search_question(wb: Workbench, corpus: str, methods: Sequence[MethodSpec], question: str,
-                    k: int) -> dict[str, SearchResult]:
-    """Each method's top-k hits for one question and the trace of its search; the question is embedded once."""
+                    k: int, *, within: Sequence[str] = ()) -> dict[str, SearchResult]:
+    """Each method's top-k hits for one question and the trace of its search; the question is embedded once.
+
+    ``within``: the contracts a user pinned; every method then searches inside them alone."""
     text, k = check_query(question), check_k(k)
-    found = wb.search_traced(corpus, methods, [text], k)
+    found = wb.search_traced(corpus, methods, [text], k, within=within)
     return {name: results[0] for name, results in found.items()}
 
 

@@ -19,6 +19,7 @@ from sac.evaluation.review import reviewed_settings
 from sac.evaluation.runs import (
     EvalResult,
     RunFolder,
+    Target,
     add_overall,
     check_k_values,
     compare_runs,
@@ -34,6 +35,7 @@ from sac.files import safe_name
 from sac.ingest.catalog import corpus_name, dataset_corpus
 from sac.methods import MethodSpec, parse_method
 from sac.progress import Progress
+from sac.retrieval.trace import SearchTrace, TargetsResolved
 from sac.types import Dataset
 from sac.usecases.workbench import Workbench
 
@@ -66,6 +68,15 @@ class EvaluationRequest:
         return {d.name: self.reviewed or dataset_corpus(self.benchmark, d.name) for d in self.datasets}
 
 
+def resolved_target(trace: SearchTrace) -> Target | None:
+    """What a search's target stage decided, for the run's per-question rows; None where no such stage ran."""
+    resolved = trace.find(TargetsResolved)
+    if resolved is None:
+        return None
+    top = resolved.candidates[0] if resolved.candidates else None
+    return Target(top.doc_id if top else "", top.probability if top else 0.0, resolved.confident)
+
+
 def run_settings(request: EvaluationRequest) -> dict[str, Any]:
     """What a saved run records of the choices that made it: the same for the same choices, whichever face made it."""
     settings: dict[str, Any] = {
@@ -92,7 +103,11 @@ def evaluate_and_save(
     result = evaluate(wb, request.datasets, request.methods, request.k_values, benchmark=request.benchmark,
                       progress=progress, log=log, reopen_store=reopen_store, corpora=corpora)
     result.timings["total"] = round(time.perf_counter() - started, 3)
-    return result, save_run(wb.workspace, result, wb.config, run_settings(request), label=request.label)
+    run = save_run(wb.workspace, result, wb.config, run_settings(request), label=request.label)
+    wb.audit.record("evaluate", f"run {run.run_id}", benchmark=request.benchmark,
+                    datasets=[d.name for d in request.datasets], methods=[m.name for m in request.methods],
+                    k_values=list(request.k_values))
+    return result, run
 
 
 def run_uncertainty(run: RunFolder, reference: str | None, resample: str = "question",
@@ -141,7 +156,6 @@ def evaluate(
     process's one user of the store (the CLI, the benchmark scripts): closing stops the store's other clients in
     this process."""
     ks = check_k_values(k_values)
-    max_k = ks[-1]
     result = EvalResult([], [], [])
     timings = {"index": 0.0, "query_embedding": 0.0, "search": 0.0, "scoring": 0.0}
     built = {}
@@ -153,27 +167,13 @@ def evaluate(
             wb.close_store()
         timings["index"] += time.perf_counter() - t0
     for ds in datasets:
-        corpus = names[ds.name]
         t0 = time.perf_counter()
-        reports = built[ds.name] if ds.name in built else wb.build(corpus, ds.all_documents, methods, progress=progress)
+        reports = built[ds.name] if ds.name in built else wb.build(names[ds.name], ds.all_documents, methods, progress=progress)
         timings["index"] += time.perf_counter() - t0
         if log:
             for name, rep in reports.items():
                 log(f"{ds.name} / {name}: {rep.describe()}")
-        result.corpora[ds.name] = {
-            "documents": len(ds.documents), "distractors": len(ds.distractors),
-            "chunks": sum(len(wb.chunks(d)) for d in ds.all_documents),
-        }
-        t0 = time.perf_counter()
-        vectors = wb.embed_queries([q.text for q in ds.queries])
-        timings["query_embedding"] += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        hits = wb.search(corpus, methods, [q.text for q in ds.queries], max_k, query_vectors=vectors)
-        timings["search"] += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        for method in methods:
-            score_method(result, ds, method.name, hits[method.name], ks)
-        timings["scoring"] += time.perf_counter() - t0
+        _search_and_score(wb, ds, names[ds.name], methods, ks, result, timings)
         if progress:
             progress("evaluating", datasets.index(ds) + 1, len(datasets))
     add_overall(result, [d.name for d in datasets], [m.name for m in methods], ks)
@@ -181,3 +181,23 @@ def evaluate(
     return result
 
 
+def _search_and_score(wb: Workbench, ds: Dataset, corpus: str, methods: Sequence[MethodSpec], ks: list[int],
+                      result: EvalResult, timings: dict[str, float]) -> None:
+    """Search every query of ``ds`` once at the largest k in ``corpus`` and score every method at every k into
+    ``result``, adding the time each part took to ``timings``."""
+    result.corpora[ds.name] = {
+        "documents": len(ds.documents), "distractors": len(ds.distractors),
+        "chunks": sum(len(wb.chunks(d)) for d in ds.all_documents),
+    }
+    t0 = time.perf_counter()
+    vectors = wb.embed_queries([q.text for q in ds.queries])
+    timings["query_embedding"] += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    found = wb.search_traced(corpus, methods, [q.text for q in ds.queries], ks[-1], query_vectors=vectors)
+    timings["search"] += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for method in methods:
+        results = found[method.name]
+        score_method(result, ds, method.name, [list(r.hits) for r in results], ks,
+                     [resolved_target(r.trace) for r in results])
+    timings["scoring"] += time.perf_counter() - t0

@@ -1,0 +1,93 @@
+"""Target resolution (sac.retrieval.targets): which contract a question means, how sure, from what clues, in a corpus
+of any size; on real contracts, through the documents' lexical index as a search builds it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sac.index.lexical import LexicalIndex, Lexicon, tokenize
+from sac.ingest.benchmark import load_benchmark
+from sac.retrieval import targets
+from sac.types import Document
+
+ROOT = Path(__file__).resolve().parents[1]
+CUAD = ROOT.parent / "shared" / "data" / "sources" / "cuad_v1" / "full_contract_txt"
+# Six distributor, supply and licence agreements; only Accuray's writes "Siemens".
+SIX = ["ACCURAYINC_09_01_2010-EX-10.31-DISTRIBUTOR AGREEMENT.txt",
+       "BIOFRONTERAAG_04_29_2019-EX-4.17-SUPPLY AGREEMENT.txt",
+       "IPAYMENT,INC_05_14_2007-EX-10.1-SPONSORSHIP AGREEMENT.txt",
+       "JOINTCORP_09_19_2014-EX-10.15-FRANCHISE AGREEMENT.txt",
+       "URSCORPNEW_03_17_2014-EX-99-COOPERATION AGREEMENT.txt",
+       "PHLVARIABLEINSURANCECOCT_08_17_2009-EX-10.1-STRATEGIC ALLIANCE AGREEMENT.txt"]
+
+
+def corpus(documents: list[Document]) -> LexicalIndex:
+    """The documents lexical index of a corpus, in memory, as a build makes it."""
+    return LexicalIndex("documents", [d.doc_id for d in documents], [d.doc_id for d in documents],
+                        [d.content_hash for d in documents], Lexicon.from_tokens([tokenize(d.text) for d in documents]),
+                        texts=[d.text for d in documents])
+
+
+@pytest.fixture(scope="module")
+def six() -> LexicalIndex:
+    if not CUAD.is_dir():
+        pytest.fail(f"CUAD sources not found at {CUAD}: these tests need ../shared/data beside the checkout")
+    return corpus([Document(name, (CUAD / name).read_text(encoding="utf-8")) for name in SIX])
+
+
+@pytest.fixture(scope="module")
+def ndas() -> LexicalIndex:
+    [ds] = load_benchmark(ROOT / "data" / "demo", ["contractnli"])
+    return corpus(list(ds.documents))
+
+
+def test_a_party_one_of_six_contracts_writes_names_it_for_sure(six):
+    """The user's corpus of six: "Siemens" is written in one of them, so that one is the target, with confidence,
+    and the question is searched inside it alone."""
+    resolved = targets.resolve_targets(six, "Which law governs the Siemens distributor agreement?", 1, file_names=False)
+    assert resolved.confident and resolved.target is not None and resolved.target.doc_id == SIX[0]
+    assert resolved.search_inside == 1 and resolved.likely == (SIX[0],)
+    clue = next(m for m in resolved.target.matches if m.word == "siemens")
+    assert clue.holders == 1 and six.document_texts()[0][clue.at:clue.at + 7].lower() == "siemens"
+
+
+def test_a_question_that_names_no_contract_is_searched_across_all(six):
+    """Type and role words ("distributor", "agreement", "governing law") say what kind of contract, not which."""
+    resolved = targets.resolve_targets(six, "Which law governs the distributor agreement?", 1, file_names=False)
+    assert not resolved.likely and resolved.search_inside == 0 and not resolved.confident
+
+
+def test_two_contracts_that_write_the_same_name_are_candidates_not_a_silent_pick(ndas):
+    """Both the VELCO and the CEII NDAs write "Critical Energy Infrastructure Information": neither is sure, both are
+    offered and searched (a question without a title is searched inside each likely candidate)."""
+    resolved = targets.resolve_targets(ndas, "Who may receive CriticalEnergyInfrastructureInformation?", 1,
+                                       file_names=False)
+    assert not resolved.confident and len(resolved.likely) == 2 and resolved.search_inside == 2
+    assert {c.doc_id.rsplit("/", 1)[-1] for c in resolved.candidates[:2]} == {"VELCO%20NDA%20rev0%20Dec%2014%202015.txt",
+                                                                            "ceii-and-nda.txt"}
+    assert abs(resolved.candidates[0].probability - resolved.candidates[1].probability) < 0.2
+
+
+def test_the_same_clue_is_less_sure_in_a_larger_corpus():
+    """A word three documents share gives each a third of what one document holding it alone gets."""
+    w = targets.WEIGHTS["text"]
+    alone, _ = targets.probabilities(np.array([w + targets.WEIGHTS["alone"]]), 6, targets.NULL_SCORE)
+    shared, _ = targets.probabilities(np.array([w, w, w]), 6, targets.NULL_SCORE)
+    assert alone[0] > shared[0] and shared.sum() < 1 and np.allclose(shared, shared[0])
+    small, _ = targets.probabilities(np.array([w]), 6, targets.NULL_SCORE)
+    large, _ = targets.probabilities(np.array([w]), 10_000, targets.NULL_SCORE)
+    assert small[0] > large[0]
+
+
+def test_the_model_holds_the_fit_stored_from_the_dev_split():
+    """The weights, the none option (and its lift per unheld word) and the sure threshold are the stored dev fit
+    (bench/target_model.py fit)."""
+    stored = json.loads((ROOT / "bench" / "results" / "target-model-dev.json").read_text(encoding="utf-8"))
+    assert stored["split"] == "dev"
+    assert targets.WEIGHTS == stored["weights"] and targets.NULL_SCORE == stored["null_score"]
+    assert targets.UNHELD_WEIGHT == stored["unheld_weight"]
+    assert targets.CONFIDENT == stored["confident"] and targets.LIKELY == stored["likely"]
