@@ -39,6 +39,7 @@ def nli(demo_datasets):
     return demo_datasets["contractnli"]
 
 
+@pytest.mark.slow
 def test_scores_equal_rank_bm25_on_the_demo_chunks_and_documents(demo_datasets):
     """Every demo chunk (ContractNLI and CUAD) and every whole document, every demo question: the same scores
     as rank-bm25's BM25Okapi to float32 rounding, words in more than half the rows (epsilon floor) included."""
@@ -100,6 +101,7 @@ def _check_against_reference(wb, method_name, queries):
     return lex
 
 
+@pytest.mark.slow
 def test_build_writes_the_lexical_index_beside_the_store_and_it_reopens_identically(workbench, nli):
     wb = workbench
     wb.build(CORPUS, nli.documents[:3], parse_methods("sac-generic"))
@@ -122,6 +124,7 @@ def test_build_writes_the_lexical_index_beside_the_store_and_it_reopens_identica
         assert np.array_equal(again["documents"].scores(q), before[q][1])
 
 
+@pytest.mark.slow
 def test_adding_and_removing_documents_updates_the_lexical_index(workbench, nli):
     wb = workbench
     method = parse_method("baseline")
@@ -153,6 +156,7 @@ def test_adding_and_removing_documents_updates_the_lexical_index(workbench, nli)
         assert np.array_equal(scratch["documents"].scores(q), shrunk["documents"].scores(q))
 
 
+@pytest.mark.slow
 def test_a_summary_edit_reaches_the_lexical_index(workbench, nli):
     wb = workbench
     method = parse_method("sac-generic")
@@ -173,8 +177,9 @@ def test_a_summary_edit_reaches_the_lexical_index(workbench, nli):
 
 
 # -- the document-level collection and routing without every vector (sac.index.documents, sac.retrieval.document_ranking) --
+@pytest.mark.slow
 def test_document_collection_mirrors_the_summaries_through_edits_and_removals(workbench, nli, memo):
-    from sac.index.documents import DocumentIndex, document_index
+    from sac.index.documents import DocumentIndex, document_index, drop_index
     from sac.index.records import summary_hash
 
     wb = workbench
@@ -218,9 +223,9 @@ def test_document_collection_mirrors_the_summaries_through_edits_and_removals(wo
     document_index(index, wb.summary_store, strategy="generic", embedder=memo)
     check(docs[1:])
     assert lexical_dir(index).is_dir()
-    index.drop()  # the chunk collection, its document collection and its lexical indexes
+    drop_index(index)  # the chunk collection, its document collection and its lexical indexes
     names = [c if isinstance(c, str) else c.name for c in wb.client.list_collections()]
-    assert not any(n.startswith("sacdoc_") for n in names) and not lexical_dir(index).exists()
+    assert not any(n.startswith("sacdoc_") for n in names) and not lexical_dir(index).exists(), names
 
 
 @pytest.fixture(scope="module")
@@ -255,6 +260,7 @@ def _exact_docs1(wb, nli, k):
     return snap, out
 
 
+@pytest.mark.slow
 def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_returns(routed_wb, nli):
     """+docs1 (and +docs1 with few nearest chunks, so that documents are scored on the bound and then exactly)
     gives the chunks the in-memory version gave, and neither it, +hybrid nor +names reads every record."""
@@ -289,6 +295,7 @@ def test_docs1_routes_from_the_stores_and_returns_what_scoring_every_chunk_retur
     assert agree >= len(nli.queries) - 2  # the bound moves the min-max scaling of the others a little
 
 
+@pytest.mark.slow
 def test_the_substring_index_finds_exactly_the_texts_that_hold_a_string(demo_datasets):
     """``+names`` asks which documents' squashed texts hold a title or a name; the index reads only the texts whose
     signature can hold it and must answer as reading them all would."""
@@ -317,6 +324,7 @@ def test_the_substring_index_finds_exactly_the_texts_that_hold_a_string(demo_dat
     assert found > 300  # most keys are held by some texts and not others: the signatures had to tell them apart
 
 
+@pytest.mark.slow
 def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_changed(tmp_path, memo, nli, monkeypatch):
     """Adding a document makes a new lexical generation; its squashed text, substring signature and initials are
     made for that document alone, the others' taken from the generation it replaced (``LexicalIndex.previous``),
@@ -340,8 +348,8 @@ def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_cha
     current = json.loads((lexical_dir(index) / "current.json").read_text())
     documents = lexical_dir(index) / current["generation"] / "documents"
     kept = {p.name: p.read_bytes() for p in (documents / "derived").iterdir()}
-    assert {name.rsplit("-", 1)[0] for name in kept} == {"initials", "names_vocabulary", "squashed_signatures",
-                                                          "squashed_texts"}
+    assert {name.rsplit("-", 1)[0] for name in kept} == {"evidence", "initials", "names_vocabulary",
+                                                          "squashed_signatures", "squashed_texts"}
     assert not (documents / "previous").exists()  # what the generation before handed over, dropped once used
     shutil.rmtree(documents / "derived")
     lexical.forget(index)
@@ -355,13 +363,15 @@ def test_a_new_generation_derives_the_names_data_only_for_the_documents_that_cha
             assert anew[name] == kept[name], name
 
 
+@pytest.mark.slow
 def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_them_back(routed_wb, nli, monkeypatch):
     """``Workbench.build`` makes what ``+names`` reads of every document (the vocabulary, the squashed texts and their
-    substring signatures, the initials) and keeps it beside the lexical generation (sac.index.derived). A new process searches
-    from those files without reading a document's text, with the hits of making them anew; a damaged file is made
-    again, and a file that other code kept (another version) is never read, and goes when this code keeps its own."""
+    substring signatures, the initials, each one's parties and title) and keeps it beside the lexical generation
+    (sac.index.derived). A new process searches from those files without deriving any of it again, with the hits of
+    making them anew; a damaged file is made again, and a file that other code kept (another version) is never read,
+    and goes when this code keeps its own."""
     from sac.index import derived
-    from sac.index.lexical import LexicalIndex
+    from sac.retrieval import names, targets
 
     method = parse_method("sac-generic+docs1+hybrid0.75+inner+names")
     queries = [q.text for q in nli.queries]
@@ -369,7 +379,7 @@ def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_t
     current = json.loads((lexical_dir(index) / "current.json").read_text())
     kept = lexical_dir(index) / current["generation"] / "documents" / "derived"
     files = {p.name.rsplit("-", 1)[0]: p for p in kept.iterdir()}
-    assert sorted(files) == ["initials", "names_vocabulary", "squashed_signatures", "squashed_texts"]
+    assert sorted(files) == ["evidence", "initials", "names_vocabulary", "squashed_signatures", "squashed_texts"]
 
     def search() -> list[list[str]]:
         lexical.forget(index)  # a new process: nothing derived in memory
@@ -378,12 +388,13 @@ def test_the_names_data_are_kept_beside_the_generation_and_a_new_process_reads_t
 
     made = {name: path.read_bytes() for name, path in files.items()}
     with monkeypatch.context() as m:
-        m.setattr(LexicalIndex, "document_texts", lambda self: pytest.fail("a document's text was read"))
+        for owner, name in ((targets, "_evidence_line"), (names, "initials"), (names, "_tally")):
+            m.setattr(owner, name, lambda *a, name=name: pytest.fail(f"{name} derived again"))
         from_files = search()
     shutil.rmtree(kept)  # made again, as a search of an index built before this was kept does
     assert search() == from_files
     again = {p.name.rsplit("-", 1)[0]: p.read_bytes() for p in kept.iterdir()}
-    # The same bytes again; the initials only once a title needs them (among 5 NDAs no word is rare: none does).
+    # The same bytes again; the initials only once a title needs them (none of these questions does).
     assert again == {name: data for name, data in made.items() if name != "initials"}
 
     files["names_vocabulary"].write_bytes(made["names_vocabulary"][:1000])  # cut short: made again

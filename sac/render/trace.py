@@ -100,16 +100,18 @@ def _named(resolved: TargetsResolved, titles: Mapping[str, str]) -> str:
                 "win.")
     if resolved.confident:
         top = likely[0]
-        return f"{titles.get(top.doc_id, document_title(top.doc_id))} ({top.probability:.0%} sure): {_clues(top)}."
-    listed = "; ".join(f"{titles.get(c.doc_id, document_title(c.doc_id))} {c.probability:.0%} ({_clues(c)})"
+        return f"{titles.get(top.doc_id, document_title(top.doc_id))} ({top.probability:.0%} sure): {_clues(top, resolved.file_names)}."
+    listed = "; ".join(f"{titles.get(c.doc_id, document_title(c.doc_id))} {c.probability:.0%} ({_clues(c, resolved.file_names)})"
                        for c in likely)
     searched = ("searched inside the most probable" if resolved.titled
                 else "a question without a title is searched inside each")
     return f"not sure which contract: {listed}; {searched}. Which contract did you mean?"
 
 
-def _clues(candidate: Candidate) -> str:
-    """The strongest clues that point to a candidate, in words."""
+def _clues(candidate: Candidate, file_names: bool = False) -> str:
+    """The strongest clues that point to a candidate, in words.
+
+    ``file_names``: the clues were read in its file name as well as its text."""
     strength = {"quote": 0, "name": 1, "party": 2, "initials": 3, "heading": 4, "title": 5, "text": 6}
     seen: set[str] = set()
     shown: list[str] = []
@@ -117,18 +119,18 @@ def _clues(candidate: Candidate) -> str:
         if m.word in seen or len(shown) == 3:
             continue
         seen.add(m.word)
-        shown.append(_clue(m))
+        shown.append(_clue(m, "its file name or text" if file_names else "its text"))
     return "; ".join(shown)
 
 
-def _clue(m: Match) -> str:
+def _clue(m: Match, where: str = "its text") -> str:
     held = "no other document writes it" if m.holders == 1 else f"{m.holders} documents write it"
     return {
-        "quote": f"its text quotes the title “{m.word}”",
-        "heading": f"its text has the heading “{m.word}”",
-        "name": f"its text writes the company name “{m.word}” (letters and digits compared)",
+        "quote": f"{where} quotes the title “{m.word}”",
+        "heading": f"{where} has the heading “{m.word}”",
+        "name": f"{where} writes the company name “{m.word}” (letters and digits compared)",
         "party": f"“{m.word}” is a word of its party “{m.found}”",
         "title": f"“{m.word}” is a word of its title “{m.found}”",
-        "text": f"its text writes “{m.found}”",
-        "initials": f"its text spells out “{m.word}”: “{m.found}”",
+        "text": f"{where} writes “{m.found}”",
+        "initials": f"{where} spells out “{m.word}”: “{m.found}”",
     }.get(m.kind, m.word) + f" ({held})"
