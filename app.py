@@ -39,6 +39,7 @@ st.markdown(
 )
 
 widgets.show_flashes()
+jobs.watch_builds()  # the button below is disabled while a build runs: enabled again when it ends
 with widgets.stop_on_error():
     wb = settings.workbench()
     ws = wb.workspace

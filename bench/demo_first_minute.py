@@ -40,7 +40,7 @@ from common import RESULTS, write_json  # noqa: E402
 from sac.config import SacConfig  # noqa: E402
 from sac.index.client import make_client  # noqa: E402
 from sac.index.store import list_indexes  # noqa: E402
-from sac.usecases.jobs import board  # noqa: E402
+from sac.usecases.job_board import board  # noqa: E402
 
 PAPER = {"baseline", "sac-generic", "sac-expert"}
 

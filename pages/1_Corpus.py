@@ -151,6 +151,7 @@ files = st.file_uploader("Files: .txt .md .pdf .docx .html, a .zip of them, or a
                          type=UPLOAD_TYPES, accept_multiple_files=True,
                          key=f"corpus_files_{st.session_state.get('corpus_upload_round', 0)}")
 building = jobs.board().running() is not None
+jobs.watch_builds()  # buttons disabled while a build runs, and this session's last build's report
 if st.button("Add and build indexes", type="primary", key="corpus_build", disabled=not files or not choice["methods"],
              help="Runs in the background. A build is running now: this one queues behind it." if building else
              "Runs in the background."):
@@ -205,8 +206,10 @@ if partial and not building:
             start(wb, f"Finishing {shown}", [BuildStep(shown, dataset.documents, tuple(parse_methods(",".join(partial))))])
         except SacError as err:
             st.error(str(err))
+names = data.display_names(dataset.documents)
 frame = pd.DataFrame([
-    {"document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)), "source": d.source or ""}
+    {"contract": names[d.doc_id].name, "document": d.doc_id, "characters": len(d.text), "chunks": len(wb.chunks(d)),
+     "source": d.source or ""}
     for d in dataset.documents
 ])
 st.dataframe(frame, hide_index=True, key="corpus_documents")
@@ -248,7 +251,8 @@ with cols[0]:
             st.error(str(err))
 with cols[1]:
     if by_name[shown].kind == "upload":
-        remove = st.multiselect("Remove documents", [d.doc_id for d in dataset.documents], key="corpus_remove_pick")
+        remove = st.multiselect("Remove documents", [d.doc_id for d in dataset.documents], key="corpus_remove_pick",
+                                format_func=lambda d: names[d].label)
         if st.button("Remove from the corpus and every index", key="corpus_remove", disabled=building or not remove,
                      help="Also deletes their summaries, review labels and spans, and the saved runs that hold their "
                           "text; then the index store is compacted, so the text is gone from disk."):

@@ -6,14 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import ConfigError, SacError
 from sac.methods import BASE_METHODS, method_label, parse_methods, suggested_methods
 from sac.render import plots
-from sac.types import document_title
 from sac.usecases import corpus as corpus_cases
 from sac.usecases import review
 from sac.usecases.evaluate import (
@@ -78,10 +76,13 @@ with st.form("eval_form", border=True):
     built = sorted({m for n in names for m in data.built_methods(wb, corpus_of[n])})
     for n in names:
         jobs.incomplete_notice(wb, corpus_of[n])
+    # Indexes a background build has still to make are not waited for: the run uses what is ready (below).
+    waiting = jobs.waiting_indexes([corpus_of[n] for n in names])
     llm = ["sac-generic-llm", "sac-expert-llm"]  # from the shipped LLM summary sets (or your own)
     options = list(dict.fromkeys([*BASE_METHODS, *llm, *built, *suggested_methods()]))
-    methods = cols[0].multiselect("Methods", options, default=list(BASE_METHODS), key="eval_methods",
-                                  format_func=method_label)
+    ready = [m for m in BASE_METHODS if not any(m in w for w in waiting.values())]
+    methods = cols[0].multiselect("Methods", options, default=jobs.follow_ready("eval_methods", ready),
+                                  key="eval_methods", format_func=method_label)
     extra = cols[1].text_input("More methods (comma-separated)", "", key="eval_extra_methods",
                                placeholder="e.g. sac-generic-llm", help="Any sac-<strategy> whose summaries exist.")
     ks = st.multiselect("k values", list(DEFAULT_K_VALUES), default=list(DEFAULT_K_VALUES), key="eval_ks")
@@ -101,6 +102,18 @@ if submitted:
         chosen = tuple(parse_methods(",".join([*methods, extra])))
         if not datasets:
             raise ConfigError("Choose at least one dataset.")
+        # A method whose index a background build has still to make for a chosen dataset would wait for that build
+        # without a word: it is left out of this run, by name.
+        held = {m.name: [corpus_of[n] for n in datasets if m.index_name in waiting.get(corpus_of[n], [])]
+                for m in chosen}
+        held = {name: corpora for name, corpora in held.items() if corpora}
+        if held:
+            listed = "; ".join(f"{name} (still being built for {', '.join(corpora)})" for name, corpora in held.items())
+            if all(m.name in held for m in chosen):
+                raise ConfigError(f"Every method chosen is still being built: {listed}. Choose one that is ready, or "
+                                  "run once the sidebar shows it complete.")
+            widgets.flash("warning", f"Left out of this run: {listed}. Run again once the sidebar shows it complete.")
+            chosen = tuple(m for m in chosen if m.name not in held)
         pool = tuple(Path(p.strip()).expanduser() for p in pool_text.splitlines() if p.strip())
         ks_chosen = tuple(ks or DEFAULT_K_VALUES)
         label_chosen = label.strip() or "app"
@@ -126,14 +139,6 @@ INTERVAL_HEADERS = {"drm": "DRM % [95 % interval]", "precision": "precision % [9
                     "recall": "recall % [95 % interval]"}
 
 
-RESAMPLE_LABELS = {"question": "questions", "document": "documents (each with all its questions)"}
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rows for the JSON download; a bound that does not exist (too few questions) is null, not NaN."""
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
-
-
 def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     """95 % bootstrap intervals and paired differences to a reference method, mean over k; returns them for the
     export (``{}`` when the run cannot give them)."""
@@ -143,7 +148,7 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
     reference = cols[0].selectbox("Reference method for paired differences", methods, key="eval_reference",
                                   format_func=method_label,
                                   index=methods.index("baseline") if "baseline" in methods else 0)
-    resample = cols[1].radio("Resample", list(RESAMPLE_LABELS), format_func=RESAMPLE_LABELS.get, horizontal=True,
+    resample = cols[1].radio("Resample", list(plots.RESAMPLE_LABELS), format_func=plots.RESAMPLE_LABELS.get, horizontal=True,
                              key="eval_resample",
                              help="Questions about one contract tend to succeed or fail together (one routing, one "
                              "summary). Resampling documents counts that, and its intervals are the ones to trust "
@@ -158,29 +163,26 @@ def uncertainty_ui(run: RunFolder, methods: list[str]) -> dict[str, Any]:
         st.caption(f"Rough: {note}.")
     st.dataframe(interval_table(widgets.labelled(intervals), "mean")
                  .rename(columns=INTERVAL_HEADERS), key="eval_intervals")
-    export: dict[str, Any] = {"resample": resample, "intervals": _records(intervals)}
+    export: dict[str, Any] = {"resample": resample, "intervals": plots.json_records(intervals)}
     if diff is not None and len(diff):
         shown = diff.assign(difference=[format_interval(r.estimate, r.low, r.high, difference=True)
                                         for r in diff.itertuples()])
         shown = widgets.labelled(shown[["dataset", "method_b", "metric", "difference", "verdict"]]
                                    .rename(columns={"method_b": "method"}))
         st.dataframe(shown, hide_index=True, key="eval_paired")
-        export["paired_differences"] = _records(diff)
+        export["paired_differences"] = plots.json_records(diff)
     return export
 
 
-def titles(doc_ids: str) -> str:
-    """Display names of one document or of several "|"-joined ones."""
-    return " | ".join(document_title(d) for d in doc_ids.split("|"))
-
-
-def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int]) -> None:
+def mismatch_ui(run: RunFolder, datasets: list[str], shown: str, methods: list[str], ks: list[int]) -> None:
     """Where the run's wrong-document hits go (the documents that take them), the pairs of documents mistaken for
-    each other, and whose questions the wrong hits come from."""
-    cols = st.columns(2)
-    method = cols[0].selectbox("Method", methods, key="eval_mismatch_method", format_func=method_label,
+    each other, and whose questions the wrong hits come from; per dataset ("overall" has no hits of its own)."""
+    cols = st.columns(3)
+    dataset = cols[0].selectbox("Dataset", datasets, key="eval_mismatch_dataset",
+                                index=datasets.index(shown) if shown in datasets else 0)
+    method = cols[1].selectbox("Method", methods, key="eval_mismatch_method", format_func=method_label,
                                index=next((i for i, m in enumerate(methods) if m != "baseline"), 0))
-    k = cols[1].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
+    k = cols[2].selectbox("k", ks, key="eval_mismatch_k", index=ks.index(8) if 8 in ks else 0)
     try:
         takers, asked, pairs = data.run_mismatch(run, dataset, method, k)
     except SacError as err:
@@ -189,15 +191,15 @@ def mismatch_ui(run: RunFolder, dataset: str, methods: list[str], ks: list[int])
     percent = st.column_config.NumberColumn(format="%.1f %%")
     titled = {"document": st.column_config.TextColumn(width="large")}
     st.markdown(f"**Documents that took wrong hits** ({int(takers['wrong hits'].sum())} wrong hits at k={k})")
-    st.dataframe(takers.assign(document=[titles(d) for d in takers["document"]],
+    st.dataframe(takers.assign(document=[plots.document_titles(d) for d in takers["document"]],
                                **{"share of wrong hits": takers["share of wrong hits"] * 100}),
                  hide_index=True, key="eval_mismatch_takers", column_config={**titled, "share of wrong hits": percent})
     st.markdown("**Look-alike pairs**: the document asked about and the document that took its hits, most first")
-    st.dataframe(pairs.assign(**{c: [titles(d) for d in pairs[c]] for c in ("asked about", "took the hits")}),
+    st.dataframe(pairs.assign(**{c: [plots.document_titles(d) for d in pairs[c]] for c in ("asked about", "took the hits")}),
                  hide_index=True, key="eval_mismatch_pairs",
                  column_config={c: st.column_config.TextColumn(width="medium") for c in ("asked about", "took the hits")})
     st.markdown("**Documents asked about**: their questions' DRM, worst first")
-    st.dataframe(asked.assign(document=[titles(d) for d in asked["document"]], drm=asked["drm"] * 100),
+    st.dataframe(asked.assign(document=[plots.document_titles(d) for d in asked["document"]], drm=asked["drm"] * 100),
                  hide_index=True, key="eval_mismatch_asked", column_config={**titled, "drm": percent})
     st.caption("A few documents taking most wrong hits are look-alikes of the contracts asked about, or attractors: "
                "short texts full of the words every question uses. Their summaries are the first to read on "
@@ -228,22 +230,29 @@ cols[2].caption(f"Created {meta.get('created', '')} · embedder {meta.get('confi
                 + ", ".join(f"{k} {v}" for k, v in timings.items()))
 
 labelled = widgets.labelled(frame)  # for charts and tables; downloads keep the resolved names
+resample = st.session_state.get("eval_resample", "question")  # the unit chosen under "How sure are these figures?"
+try:  # the error bars: the same intervals as the table below
+    error_intervals = widgets.labelled(data.run_uncertainty(runs[run_id], None, resample)[0])
+except SacError:  # e.g. documents of a run saved before it recorded them: the table below says so
+    error_intervals = None
 left, right = st.columns(2)
-left.plotly_chart(plots.metric_vs_k(labelled, "drm", chart_set), key="eval_fig_drm_k")
+left.plotly_chart(plots.metric_vs_k(labelled, "drm", chart_set, error_intervals, resample), key="eval_fig_drm_k")
 right.plotly_chart(plots.drm_per_dataset(labelled, bar_k), key="eval_fig_drm_dataset")
 left, right = st.columns(2)
-left.plotly_chart(plots.precision_recall_vs_k(labelled, chart_set), key="eval_fig_pr_k")
+left.plotly_chart(plots.precision_recall_vs_k(labelled, chart_set, error_intervals, resample), key="eval_fig_pr_k")
 right.plotly_chart(plots.precision_vs_recall(labelled, chart_set), key="eval_fig_p_r")
+st.caption(plots.error_bar_note(resample, error_intervals is not None))
 
 st.markdown("**DRM, precision and recall (%)**: mean over k and at k = 1, 8, 64")
 st.dataframe(summary_table(labelled), key="eval_summary")
 uncertainty = uncertainty_ui(runs[run_id], sorted(set(frame["method"])))
+selective = runs[run_id].selective()
+widgets.selective_ui(selective, key="eval_selective")
 
-
-where = st.expander(f"Where the wrong-document hits go ({chart_set})", key="eval_mismatch", on_change="rerun")
+where = st.expander("Where the wrong-document hits go", key="eval_mismatch", on_change="rerun")
 if where.open:
     with where:
-        mismatch_ui(runs[run_id], chart_set, sorted(set(frame["method"])),
+        mismatch_ui(runs[run_id], [d for d in chart_sets if d != "overall"], chart_set, sorted(set(frame["method"])),
                     sorted({int(k) for k in frame["k"] if str(k) != "mean"}))
 with st.expander("Every row", key="eval_all_rows"):
     st.dataframe(plots.results_table(labelled), hide_index=True, key="eval_rows")
@@ -252,7 +261,8 @@ cols[0].download_button("Download CSV", plots.results_table(frame).to_csv(index=
                         mime="text/csv", key="eval_download_csv", on_click=matters.record_export,
                         args=(f"run {run_id} metrics (CSV)",))
 cols[1].download_button("Download JSON", json.dumps({"run_id": run_id, **meta, "metrics": frame.to_dict("records"),
-                                                      "uncertainty": uncertainty}, indent=1, default=str),
+                                                      "uncertainty": uncertainty,
+                                                      "selective": plots.json_records(selective)}, indent=1, default=str),
                         file_name=f"{run_id}.json", mime="application/json", key="eval_download_json",
                         on_click=matters.record_export, args=(f"run {run_id} metrics (JSON)",))
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from sac.files import file_lock, utc_now
 
 AUDIT_FILE = "audit.jsonl"
-ACTIONS = ("upload", "build", "summary-edit", "llm", "export", "delete", "access-denied")
+ACTIONS = ("upload", "build", "summary-edit", "llm", "export", "delete", "access-denied", "evaluate", "review")
 GENESIS = "0" * 64
 _MAX_IDS = 50  # ids listed per entry; the count is always complete
 

@@ -10,6 +10,7 @@ SacError
  +-- StoreError               the vector store cannot be reached or used
  +-- IndexNotBuiltError       a search ran against an index that was never built
  +-- QueryError               a query or k is unusable
+ +-- BuildCancelled           a user cancelled the build (it stopped at its next safe point)
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ class StoreError(SacError):
 
 class IndexNotBuiltError(SacError):
     """Raised when a search runs against an index that has not been built."""
+
+
+class BuildCancelled(SacError):
+    """Raised inside a build its user cancelled, at its next safe point (the index under way stays incomplete)."""
 
 
 class IndexIncompleteError(IndexNotBuiltError):

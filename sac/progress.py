@@ -15,10 +15,17 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
 def format_duration(seconds: float) -> str:
-    """"42 s", "3 min 05 s"."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    return f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
+    """A duration as people read it: "42 s", "3 min 05 s", "1 h 02 min".
+
+    Rounded to the whole second first, so 59.6 s reads "1 min 00 s", never "60 s" or "0 min 60 s"; from an hour on,
+    to the whole minute."""
+    whole = max(int(seconds + 0.5), 0)  # half up: Python's round() would make 0.5 s "0 s" and 1.5 s "2 s"
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    minutes = (whole + 30) // 60
+    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,13 @@ import shutil
 import socket
 import subprocess
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.waiting import wait_until
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -24,6 +25,34 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
 APP = str(ROOT / "app.py")
 CLEAN_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SAC_CHROMA_URL", "SAC_LLM_BASE_URL", "SAC_EMBEDDER")
+
+# Markers that only run when asked for on the command line (pytest.ini describes every marker), and those that
+# always mean "not in the few-minute tier" as well.
+OPT_IN = {"large": "--large", "external": "--external"}
+ALSO_SLOW = ("large", "external", "browser")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("sac tiers")
+    group.addoption("--large", action="store_true", default=False,
+                    help="also run the tests marked large (pools of hundreds of documents, full-size benchmarks)")
+    group.addoption("--external", action="store_true", default=False,
+                    help="also run the tests marked external (they need a network service no CI has)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m: a large, external or browser test is slow too
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(name) for name in ALSO_SLOW) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+    wanted = {name for name, flag in OPT_IN.items() if config.getoption(flag.removeprefix("--"))}
+    kept, deselected = [], []
+    for item in items:
+        opt_in = {name for name in OPT_IN if item.get_closest_marker(name)}
+        (deselected if opt_in - wanted else kept).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +159,7 @@ def app_memo(memo):
 def finish_build(at, timeout: float = 600):
     """Wait for the background build an AppTest page started (sac.usecases.jobs) to end, then run the page again: what
     a user sees after the sidebar's progress bar finished."""
-    from sac.usecases.jobs import board
+    from sac.usecases.job_board import board
 
     assert board(os.environ["SAC_WORKSPACE"]).wait_idle(timeout), "the background build did not finish"
     return at.run()
@@ -195,15 +224,18 @@ def _free_port() -> int:
 
 
 def _wait_for(url: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
+    errors: list[OSError] = []
+
+    def beats() -> bool:
         try:
             with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.3)
+                return True
+        except OSError as err:
+            errors[:] = [err]
+            return False
+
+    wait_until(beats, timeout=timeout, interval=0.3, what=f"the Chroma server at {url} to answer its heartbeat",
+               detail=lambda: errors[-1] if errors else "no answer")
 
 
 @pytest.fixture(scope="session")

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.waiting import wait_for_clock
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -134,6 +136,7 @@ class OpenAIStub:
         self._embed_queue: deque[Behaviour] = deque()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._released = threading.Event()  # set: every delay ends now (release_delays)
 
     # -- control -----------------------------------------------------------------------------
 
@@ -145,6 +148,21 @@ class OpenAIStub:
         """Answer the next embeddings requests with these (``Status`` or ``Drop``), one per request."""
         with self._lock:
             self._embed_queue.extend(behaviours)
+
+    def release_delays(self) -> None:
+        """End every delay now, those under way included: the held requests are answered at once."""
+        self._released.set()
+
+    @property
+    def in_flight(self) -> int:
+        """Chat requests received and not yet answered."""
+        with self._lock:
+            return self._in_flight
+
+    def _hold(self, seconds: float) -> None:
+        """A request's delay: until the clock has moved ``seconds`` on, or ``release_delays``."""
+        if seconds > 0:
+            wait_for_clock(time.monotonic() + seconds, interval=0.01, unless=self._released.is_set)
 
     @property
     def calls(self) -> int:
@@ -217,7 +235,7 @@ class OpenAIStub:
                             behaviour = stub.handler(body) if stub.handler else stub.default
                         if isinstance(behaviour, str):
                             behaviour = Answer(behaviour)
-                        time.sleep(stub.delay_s + behaviour.delay_s)
+                        stub._hold(stub.delay_s + behaviour.delay_s)
                         self._serve(behaviour, body)
                     finally:
                         with stub._lock:
@@ -234,7 +252,7 @@ class OpenAIStub:
                     stub.max_embed_in_flight = max(stub.max_embed_in_flight, stub._embed_in_flight)
                     behaviour = stub._embed_queue.popleft() if stub._embed_queue else None
                 try:
-                    time.sleep(stub.embed_delay_s)
+                    stub._hold(stub.embed_delay_s)
                     token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
                     model = body.get("model", "")
                     if stub.api_key is not None and token != stub.api_key:

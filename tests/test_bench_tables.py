@@ -58,6 +58,7 @@ def test_a_changed_figure_or_a_missing_row_is_caught(made):
         headline.write(text.replace(row + "\n", ""), made, "README.md")
 
 
+@pytest.mark.slow
 def test_the_headline_runs_carry_the_identifiable_tags_the_builder_gives_now(tmp_path):
     """A change to the builder's identifiable rule must come with `python bench/retag.py` on these runs."""
     tags = retag.current_tags(set(headline.DATASETS), tmp_path)

@@ -20,7 +20,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -31,8 +30,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from sac.ingest.benchmark import load_benchmark
 from sac.types import document_title
+from tests.waiting import wait_until
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -133,16 +133,17 @@ def streamlit_server(workspace: Path, log_name: str, *args: str, port: int | Non
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
+        def healthy() -> bool:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
                     if reply.status == 200:
-                        break
+                        return True
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
+                if proc.poll() is not None:
                     raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / log_name}") from None
-                time.sleep(0.5)
+            return False
+
+        wait_until(healthy, timeout=90, interval=0.5, what=f"streamlit to start; see {ARTIFACTS / log_name}")
         yield url
     finally:
         proc.terminate()
@@ -177,14 +178,15 @@ def page(browser):
 
 def _settle(page, timeout: float = 120) -> None:
     """Wait until the script run finished and stayed finished for a moment."""
-    deadline = time.monotonic() + timeout
     quiet = 0
-    while quiet < 4:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the app kept running")
+
+    def stayed_finished() -> bool:
+        nonlocal quiet
         state = page.get_attribute("[data-testid=stApp]", "data-test-script-state")
         quiet = quiet + 1 if state == "notRunning" else 0
-        time.sleep(0.25)
+        return quiet >= 4
+
+    wait_until(stayed_finished, timeout=timeout, interval=0.25, what="the app's script run to finish (it kept running)")
 
 
 def _open(page, url: str) -> None:
@@ -276,7 +278,7 @@ def test_hostile_document_shows_as_text_and_nothing_runs(app_url, page):
     assert not [line for line in page.console_lines if "__sacXss" in line or "ran" in line.split(": ", 1)[-1]]
 
 
-PAGE_PATHS = ["", "Corpus", "Summaries", "Compare", "Evaluate", "Review", "Embedding_map"]
+PAGE_PATHS = ["", "Corpus", "Summaries", "Compare", "Evaluate", "Review", "Embedding_map", "Survey", "Reader"]
 
 
 def test_every_page_fits_a_1280_by_800_screen_without_horizontal_scroll(app_url, browser):
@@ -325,7 +327,8 @@ def test_no_blank_hit_for_the_question_that_names_its_contract(app_url, page):
     assert len(hits) == 8
     assert any("ALCO" in title.upper() for title, _, _ in hits)  # the named contract is found
     for title, start, end in hits:
-        assert len("".join(texts[title][start:end].split())) >= 25, (title, start, end, texts[title][start:end])
+        text = texts[title.rsplit(" — ", 1)[-1]]  # a hit's header: the contract's name, then its file title
+        assert len("".join(text[start:end].split())) >= 25, (title, start, end, text[start:end])
 
 
 def test_an_interrupted_build_is_shown_and_finished_in_one_click(app_url, page):
@@ -363,15 +366,20 @@ def test_a_pin_belongs_to_its_question(app_url, page):
                              cmp_query_text="Which law governs the agreement?"))
     page.wait_for_selector(".sac-hit", timeout=120_000)
     assert page.locator(".sac-badge-wrong").count() == 0  # no pin, no known document: nothing is flagged
-    page.get_by_role("combobox", name="The document this question is about", exact=False).click()
-    page.get_by_role("option", name="AGProjects-NDA", exact=True).click()
+    before = page.locator(".sac-hit").all_inner_texts()
+    assert sum("AGProjects-NDA" not in hit.split("score")[0] for hit in before) > 0  # hits from several NDAs
+    page.get_by_role("combobox", name="The contract this question is about", exact=False).click()
+    page.get_by_role("option", name="AG Projects · Non-Disclosure Agreement — AGProjects-NDA", exact=True).click()
     _settle(page)
-    page.locator(".sac-badge-wrong").first.wait_for(timeout=60_000)  # pinned: hits from the other NDAs are flagged
+    page.get_by_text("Pinned:", exact=False).first.wait_for(timeout=60_000)  # pinned: searched inside it alone
+    hits = page.locator(".sac-hit").all_inner_texts()
+    assert hits and all("AGProjects-NDA" in hit.split("score")[0] for hit in hits)
+    assert page.locator(".sac-badge-wrong").count() == 0
     assert "cmp_pin=" in page.url and "AGProjects" in page.url  # the pin is in the link, with its question
     box = page.get_by_role("textbox", name="Your question")
     box.fill("How long do the confidentiality obligations last?")
     box.press("Enter")
-    page.get_by_text("Unpinned AGProjects-NDA", exact=False).wait_for(timeout=60_000)
+    page.get_by_text("Unpinned AG Projects · Non-Disclosure Agreement — AGProjects-NDA", exact=False).wait_for(timeout=60_000)
     _settle(page)
     page.screenshot(path=str(ARTIFACTS / "browser-pin-cleared.png"), full_page=True)
     assert page.locator(".sac-badge-wrong").count() == 0 and page.locator(".sac-hit").count() > 0
@@ -486,9 +494,11 @@ def test_a_demo_load_survives_leaving_the_page_at_once(tmp_path, browser):
         page.get_by_text("Loading the embedding model", exact=False).wait_for(timeout=60_000)
         compare = _compare_url(url, cmp_corpus="demo-contractnli", cmp_query_pick=query.text)
         page.goto(compare)
-        deadline = time.monotonic() + 600
-        while page.locator(".sac-hit").count() < 24:  # 8 hits for each of the three paper methods, as each completes
-            assert time.monotonic() < deadline, "no build answered on Compare"
-            time.sleep(5)
-            _open(page, compare)
+        def answered() -> bool:
+            if page.locator(".sac-hit").count() >= 24:  # 8 hits for each of the three paper methods, as each completes
+                return True
+            _open(page, compare)  # looked at again after the next interval
+            return False
+
+        wait_until(answered, timeout=600, interval=5, what="a build to answer on Compare (no build answered on Compare)")
         page.close()

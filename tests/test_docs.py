@@ -131,7 +131,7 @@ def test_the_readme_is_a_short_users_page():
     assert "Data and attribution" in headings
     assert f"```bash\n{QUICKSTART}```" in text
     assert "`SAC_WORKSPACE`" in text and "`./workspace`" in text
-    assert '`pytest -m "not slow and not browser"`' in text
+    assert '`pytest -m "not slow"`' in text
     assert "python -m sac" not in text  # the command line is `sac`
     flowing = " ".join(text.split())
     for licence in ("CUAD v1 by The Atticus Project (CC BY 4.0)", "ContractNLI by Koreeda and Manning, 2021 (CC BY 4.0)",
@@ -220,6 +220,7 @@ def _help(*command: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_every_sac_command_shown_exists_with_the_flags_shown():
     commands = _sac_commands()
     assert len(commands) >= 20

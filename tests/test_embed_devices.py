@@ -53,6 +53,7 @@ def test_this_machines_torch_resolves_to_what_it_reports():
     assert torch_device("cpu") == "cpu"
 
 
+@pytest.mark.slow
 def test_sentence_transformers_load_on_the_configured_device():
     assert SentenceTransformerEmbedder(device="cpu").device == "cpu"
     if torch.cuda.is_available():

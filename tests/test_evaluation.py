@@ -30,6 +30,7 @@ def test_oracle_retriever_scores_perfectly_on_the_demo_benchmark(demo_datasets):
         assert (row["precision"], row["recall"], row["drm"]) == (1.0, 1.0, 0.0), row
 
 
+@pytest.mark.slow
 def test_sac_lowers_drm_on_demo_contractnli(store_config, memo, demo_datasets):
     wb = Workbench(store_config, embedder=memo)
     methods = parse_methods("baseline,sac-generic,sac-expert")
@@ -80,6 +81,7 @@ def _rescore(run: Path, dataset, k: int, method: str) -> float:
     return round(sum(recalls) / len(recalls), 9)
 
 
+@pytest.mark.slow
 def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     out = tmp_path / "metrics.csv"
     code, stdout, stderr = cli("eval", "--workspace", str(tmp_path / "ws"), "--datasets", "contractnli",
@@ -121,6 +123,7 @@ def test_cli_eval_prints_table_and_saves_run(tmp_path, cli):
     assert code == 1 and f"Unknown method '{RECOMMENDED}'. Choices are: ['baseline', 'sac-expert']" in stderr
 
 
+@pytest.mark.slow
 def test_cli_eval_on_one_question_claims_no_interval_and_no_verdict(tmp_path, cli):
     # A LegalBench-RAG folder holding one real demo question and its NDA: every bootstrap draw is that question.
     bench = json.loads((ROOT / "data/demo/benchmarks/contractnli.json").read_text("utf-8"))
@@ -148,6 +151,7 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_an_evaluation_that_reopens_the_store_keeps_what_it_built_and_finds_the_same(tmp_path, memo, demo_datasets):
     """``reopen_store`` (``sac eval``): a build that settled its graphs closes the store, its reports survive the
     closing, and the searches of the reopened store give what a fresh workbench on the same store gives; with nothing

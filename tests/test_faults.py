@@ -18,7 +18,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from sac.methods import parse_methods
 from sac.summaries.llm import OpenAISummarizer
 from sac.usecases.workbench import Workbench
 from tests.openai_stub import Answer, Drop, OpenAIStub
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = "demo-contractnli"  # what `python -m sac ingest --datasets contractnli` indexes as
@@ -88,6 +88,7 @@ def _embedded_count(db: Path) -> int | None:
         con.close()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_indexing_then_rerun_gives_the_exact_index(tmp_path, embedder, docs):
     # 120-character chunks: 546 records, written in two batches (512 + 34), so a kill lands between them.
     size = 120
@@ -101,13 +102,15 @@ def test_sigkill_mid_indexing_then_rerun_gives_the_exact_index(tmp_path, embedde
         proc = subprocess.Popen(cmd, cwd=ROOT, env=ENV, stdout=out, stderr=subprocess.STDOUT)
     db = workspace / "chroma" / "chroma.sqlite3"
     seen = None
-    deadline = time.monotonic() + 600
+
+    def part_way_or_ended() -> bool:
+        nonlocal seen
+        seen = _embedded_count(db)
+        return bool(seen and 0 < seen < total) or proc.poll() is not None
+
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
-            seen = _embedded_count(db)
-            if seen and 0 < seen < total:
-                break
-            time.sleep(0.05)
+        wait_until(part_way_or_ended, timeout=600, interval=0.05, what="the ingest to have written part of the index",
+                   detail=log.read_text)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
@@ -156,15 +159,19 @@ class ChromaServer:
                 [chroma, "run", "--path", str(self.path / "data"), "--host", "127.0.0.1", "--port", str(self.port)],
                 stdout=log, stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 60
-        while True:
+        proc = self.proc
+
+        def beats() -> bool:
             try:
                 with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2):
-                    return
+                    return True
             except OSError as err:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
+                if proc.poll() is not None:
                     raise RuntimeError(f"chroma run did not start: {(self.path / 'server.log').read_text()}") from err
-                time.sleep(0.2)
+                return False
+
+        wait_until(beats, timeout=60, interval=0.2, what="chroma run to start",
+                   detail=lambda: (self.path / "server.log").read_text())
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -197,10 +204,10 @@ class StopServerOnBatch:
     def embed_documents(self, texts):
         self.calls += 1
         if self.calls == self.n:
-            deadline = time.monotonic() + 60
-            while self.written and self.written() < (self.n - 1) * self.batch:
-                assert time.monotonic() < deadline, "the earlier batches were never written"
-                time.sleep(0.05)
+            if self.written:
+                written = self.written
+                wait_until(lambda: written() >= (self.n - 1) * self.batch, timeout=60, interval=0.05,
+                           what="the earlier batches to be written (they were never written)")
             self.server.stop()
         return self.inner.embed_documents(texts)
 
@@ -208,6 +215,7 @@ class StopServerOnBatch:
         return self.inner.embed_query(text)
 
 
+@pytest.mark.slow
 def test_chroma_server_stopped_mid_build_then_restarted(tmp_path, server, memo, docs, monkeypatch):
     monkeypatch.setattr("sac.index.store.ADD_BATCH", 40)  # 156 chunks -> 4 writes
     total = sum(len(index_chunks(d)) for d in docs)
@@ -253,6 +261,7 @@ def test_unreachable_chroma_server_is_one_line_from_the_cli(tmp_path, capsys):
 # ---------------------------------------------------------------- two writers at once
 
 
+@pytest.mark.slow
 def test_two_sessions_building_the_same_index_at_once(store_config, memo, docs):
     methods = parse_methods("baseline,sac-generic")
     total = sum(len(index_chunks(d)) for d in docs)
@@ -281,6 +290,7 @@ def test_two_sessions_building_the_same_index_at_once(store_config, memo, docs):
         check_index(benches[0].index(CORPUS, parse_methods(method)[0]), docs, 500)
 
 
+@pytest.mark.slow
 def test_two_cli_ingests_of_the_same_corpus_at_once(tmp_path, embedder, docs):
     workspace = tmp_path / "workspace"
     cmd = [sys.executable, "-m", "sac", "ingest", "--workspace", str(workspace), "--datasets", "contractnli",
@@ -329,7 +339,6 @@ def test_llm_timeout_names_the_document_and_a_rerun_continues(tmp_path, docs):
         Answer("late", delay_s=6.0) if slow.text in body["messages"][-1]["content"] else answer(body)
     )) as stub:
         summarizer = _llm(stub, timeout_s=0.5, max_retries=0)
-        started = time.monotonic()
         with pytest.raises(SummarizerError) as info:
             wb.summaries(docs, "generic-llm", summarizer=summarizer)
         assert f"did not answer within 0.5 s for {slow.doc_id!r} (1 attempts)" in str(info.value)
@@ -341,7 +350,8 @@ def test_llm_timeout_names_the_document_and_a_rerun_continues(tmp_path, docs):
         assert stub.calls == 6 and slow.text in stub.prompts()[-1]
         assert set(summaries) == {d.doc_id for d in docs}
         # Let the stub finish the late answer (to a closed connection) while this test still owns stderr.
-        time.sleep(max(0.0, started + 1.8 - time.monotonic()))
+        stub.release_delays()
+        wait_until(lambda: stub.in_flight == 0, timeout=30, what="the stub to finish the late answer")
 
 
 def test_llm_dropping_connections_part_way_stops_the_run_and_a_rerun_continues(tmp_path, docs):

@@ -78,6 +78,7 @@ def check_block(wb: Workbench, corpus: str, block: str, blocks: dict, methods: l
     assert not failures, f"{len(failures)} hit lists differ, e.g.\n" + "\n".join(failures[:10])
 
 
+@pytest.mark.slow
 def test_every_search_option_on_the_papers_indexes_finds_the_recorded_hits(tmp_path, embedder, monkeypatch):
     """The demo's five NDAs indexed anew (baseline, sac-generic, sac-expert): 58 questions (52 benchmark ones, 6
     without a title) under every shipped method whose index is one of those three, at k = 64."""
@@ -104,6 +105,7 @@ def test_a_changed_hit_list_is_caught():
     assert "3 hits" in differences(recorded, [("a@0-5", 0.9), ("a@5-9", 0.8), ("b@0-4", 0.8)])
 
 
+@pytest.mark.large
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["golden-demo", "golden-full-dev"])
 def test_every_shipped_method_finds_the_recorded_hits_in_the_recorded_workspaces(name, monkeypatch):

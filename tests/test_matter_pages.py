@@ -79,6 +79,7 @@ def test_a_crafted_matter_in_the_url_is_refused_and_logged(deployment):
     assert [e["action"] for e in AuditLog(deployment / "matters" / "globex").entries()] == ["upload"]  # the fixture's
 
 
+@pytest.mark.slow
 def test_matters_need_a_signed_in_identity(deployment):
     at = _as(None).run()  # signed out: the sign-in screen, nothing of any matter
     assert [b.label for b in at.button] == ["Sign in"] and "corpus_shown" not in [s.key for s in at.selectbox]
@@ -89,6 +90,7 @@ def test_matters_need_a_signed_in_identity(deployment):
     assert "corpus_shown" not in [s.key for s in no_auth.selectbox]
 
 
+@pytest.mark.slow
 def test_the_audit_trail_page_shows_the_matters_log_and_exports_it(deployment):
     at = _as("alice@example.org", "pages/7_Audit_trail.py").run()
     assert not at.exception and not at.error
@@ -99,6 +101,7 @@ def test_the_audit_trail_page_shows_the_matters_log_and_exports_it(deployment):
     assert list(at.dataframe[0].value["what"]) == ["corpus 'globex-ndas'"]
 
 
+@pytest.mark.slow
 def test_a_matter_is_removed_whole_from_home_and_opens_empty_and_writable_again(deployment, memo):
     from sac.config import SacConfig
     from sac.index.client import make_client

@@ -90,6 +90,7 @@ def test_a_bad_access_file_gets_a_clear_error(tmp_path, text, message):
         Access.load(tmp_path / "missing.toml")
 
 
+@pytest.mark.slow
 def test_a_matters_corpora_runs_and_indexes_are_not_seen_from_another(root, memo, ndas):
     acme = Workbench(open_matter(root, "alice@example.org", "acme-v-beta"), embedder=memo)
     globex = Workbench(open_matter(root, "alice@example.org", "globex"), embedder=memo)
@@ -109,6 +110,7 @@ def test_a_matters_corpora_runs_and_indexes_are_not_seen_from_another(root, memo
         open_run(globex.workspace, run.name)
 
 
+@pytest.mark.slow
 def test_on_a_chroma_server_each_matter_has_its_own_database(tmp_path, chroma_server, memo, ndas):
     access = tmp_path / "access.toml"
     access.write_text(ACCESS)
@@ -150,6 +152,7 @@ def _open_at_once(config: SacConfig, user: str, matter: str, sessions: int) -> l
     return errors
 
 
+@pytest.mark.slow
 def test_sessions_opening_a_new_matter_on_the_server_at_once_all_open_it(tmp_path, chroma_server):
     """Opening a matter creates its server database unless it exists. Four sessions opening a new matter at once
     all found it missing, and all but one failed ("Database [...] already exists") in 8 of 20 such rounds."""
@@ -185,6 +188,7 @@ def test_the_command_line_removes_a_whole_matter(root, cli, monkeypatch, ndas):
 
 
 # -- the audit trail ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_uploads_builds_edits_and_llm_requests_are_logged_with_who_and_never_the_text(tmp_path, memo, ndas):
     secret = uuid.uuid4().hex
     doc = Document("planted.txt", ndas[0].text + f"\nSecret clause {secret}.\n")
@@ -247,6 +251,7 @@ def test_concurrent_writers_keep_one_unbroken_chain(tmp_path):
     assert entries_csv(entries).splitlines()[0] == "when,who,action,what,details"
 
 
+@pytest.mark.slow
 def test_a_background_build_acts_as_whoever_started_it(tmp_path, memo, ndas):
     wb = Workbench(SacConfig(workspace=tmp_path / "ws"), embedder=memo)
     assert current_actor().startswith("local:")

@@ -15,6 +15,8 @@ from sac.methods import parse_methods
 from sac.usecases.evaluate import evaluate
 from sac.usecases.workbench import Workbench
 
+pytestmark = pytest.mark.slow  # every test reads the run the module fixture evaluates on the demo NDAs
+
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, memo, demo_datasets):

@@ -171,6 +171,7 @@ def _filer(path: Path) -> str:
     return path.name.split("_")[0]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("needs_data")
 @pytest.mark.parametrize(("pattern", "step", "min_all", "min_names"), [(SQUASHED_CAPS, 6, 0.55, 0.75), (SQUASHED_CAMEL, 4, 0.9, 0.9)])
 def test_real_filer_names_segment_into_their_contracts_words(pattern, step, min_all, min_names):

@@ -19,6 +19,8 @@ from sac.config import SacConfig
 from sac.embedding.onnx import OnnxMiniLMEmbedder
 from sac.errors import EmbedderError
 
+pytestmark = pytest.mark.slow  # every test needs the module's ONNX export of the model
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -10,6 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each test imports the model's libraries in a fresh interpreter
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -74,6 +74,7 @@ def _echo(body) -> str:
     return f"Non-disclosure agreement; code word {words[0] if words else 'none'}."
 
 
+@pytest.mark.slow
 def test_removing_a_document_leaves_its_text_nowhere(memo):
     a, b = "cw" + uuid.uuid4().hex, "cw" + uuid.uuid4().hex
     doc_a, doc_b = _planted("AGProjects-NDA.txt", a), _planted("NDA_ResConnect.txt", b)
@@ -142,6 +143,7 @@ def _where(doc: Document, marker: str) -> tuple[int, int]:
     return start, start + len(marker)
 
 
+@pytest.mark.slow
 def test_a_summary_another_document_shares_stays(memo):
     text = f"Supply agreement between Acme and Bolt, reference {uuid.uuid4().hex}. Governed by Dutch law.\n"
     wb = Workbench(SacConfig.from_env(), embedder=memo)
@@ -158,6 +160,7 @@ def test_a_summary_another_document_shares_stays(memo):
     assert report.summaries == 1 and not folder.exists()
 
 
+@pytest.mark.slow
 def test_the_cli_removes_documents_and_whole_corpora(cli, tmp_path):
     marker = "cw" + uuid.uuid4().hex
     folder = tmp_path / "docs"
@@ -186,6 +189,7 @@ def test_the_cli_removes_documents_and_whole_corpora(cli, tmp_path):
     assert [i for i in list_indexes(Workbench(SacConfig.from_env()).client) if i.corpus == "tiny"] == []
 
 
+@pytest.mark.slow
 def test_bad_input_removes_nothing(cli, memo):
     wb = Workbench(SacConfig.from_env(), embedder=memo)
     docs = wb.workspace.add_documents("tiny", [Document("a.txt", "Supply agreement between Acme and Bolt.")])
@@ -211,6 +215,7 @@ def test_bad_input_removes_nothing(cli, memo):
     assert wb.workspace.corpus_path("tiny").read_text() == corpus_file
 
 
+@pytest.mark.slow
 def test_an_uploaded_benchmark_is_removed_whole_with_its_runs(cli, demo_datasets):
     nda = demo_datasets["contractnli"]
     kept = {q.gold[0].doc_id for q in nda.queries[:2]}
@@ -233,6 +238,7 @@ def test_an_uploaded_benchmark_is_removed_whole_with_its_runs(cli, demo_datasets
     assert _files_with(root, unique) == []
 
 
+@pytest.mark.slow
 def test_the_demo_is_forgotten_not_deleted(memo, demo_datasets):
     wb = Workbench(SacConfig.from_env(), embedder=memo)
     nda = demo_datasets["contractnli"]
@@ -243,6 +249,7 @@ def test_the_demo_is_forgotten_not_deleted(memo, demo_datasets):
     assert [i for i in list_indexes(wb.client) if i.corpus == "demo-contractnli"] == []
 
 
+@pytest.mark.slow
 def test_a_chroma_server_deletes_the_records_and_its_operator_compacts(memo, chroma_server):
     config = dataclasses.replace(SacConfig.from_env(), chroma_url=chroma_server)
     corpus = f"srv-{uuid.uuid4().hex[:8]}"  # the server is shared by the session's tests
@@ -258,6 +265,7 @@ def test_a_chroma_server_deletes_the_records_and_its_operator_compacts(memo, chr
     assert wb.index(corpus, method).is_complete()
 
 
+@pytest.mark.slow
 def test_the_corpus_page_removes_documents_and_the_whole_corpus(app_memo):
     from streamlit.testing.v1 import AppTest
 
@@ -284,6 +292,7 @@ def test_the_corpus_page_removes_documents_and_the_whole_corpus(app_memo):
     assert not wb.workspace.corpus_path("tiny").exists() and _files_with(root, "Eden and Fox") == []
 
 
+@pytest.mark.slow
 def test_a_locked_store_is_reported_not_claimed_compacted(memo, monkeypatch):
     import sqlite3
 

@@ -127,6 +127,7 @@ def _reviewed_as_benchmark(ds, queries, reviewer="Ada"):
             for i, q in enumerate(queries) for g in q.gold]
 
 
+@pytest.mark.slow
 def test_reviewed_ground_truth_is_scored_on_its_corpus_indexes_as_a_benchmark_is(demo_workspace, memo, demo_datasets,
                                                                                  tmp_path):
     """Marking a benchmark's answers again as reviewed ground truth and evaluating that gives every question the
@@ -176,6 +177,7 @@ def test_reviewed_ground_truth_that_no_longer_holds_its_words_is_refused(demo_da
         reviewed_dataset("demo-contractnli", [d for d in ds.documents if d.doc_id != span.doc_id], [span])
 
 
+@pytest.mark.slow
 def test_cli_evaluates_a_corpus_on_its_reviewed_ground_truth_and_removal_takes_the_run(cli, tmp_path, demo_datasets):
     """``sac eval --corpus NAME``: the spans reviewers marked on an uploaded corpus, scored on its own index; removing
     the corpus removes the run that holds its text."""

@@ -51,6 +51,7 @@ def _sac(*args: str, key: str) -> subprocess.CompletedProcess[str]:
                           timeout=900)
 
 
+@pytest.mark.slow
 def test_api_key_never_reaches_disk_output_run_configs_or_errors(tmp_path):
     key = _key()
     workspace = tmp_path / "workspace"
@@ -150,6 +151,7 @@ def _outside(tmp_path: Path) -> list[Path]:
             tmp_path / "escaped2.txt", tmp_path.parent / "escaped2.txt", Path(HOSTILE_IDS[2]), tmp_path / "é.txt"]
 
 
+@pytest.mark.slow
 def test_document_ids_are_data_never_paths(tmp_path, embedder, monkeypatch):
     monkeypatch.chdir(tmp_path)
     texts = [

@@ -35,6 +35,7 @@ def _demo_build(workspace: Path, methods: str, *, shipped: bool, embedder=None):
     return wb, corpus, wb.build(corpus, ds.all_documents, parse_methods(methods))
 
 
+@pytest.mark.slow
 def test_the_demo_ships_the_packaged_models_vectors_of_every_text_its_build_embeds(tmp_path, embedder):
     wb, corpus, reports = _demo_build(tmp_path / "shipped", DEMO_METHODS, shipped=True)
     for name, report in reports.items():
@@ -123,6 +124,7 @@ def test_vectors_of_another_model_a_damaged_file_or_another_embedder_are_not_use
     assert own.shipped_vectors() == []
 
 
+@pytest.mark.slow
 def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(tmp_path, cli):
     folder = tmp_path / "bench"
     (folder / "benchmarks").mkdir(parents=True)
@@ -148,6 +150,7 @@ def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(
     assert code == 1 and "no --corpus or --pool" in err
 
 
+@pytest.mark.slow
 def test_the_home_pages_demo_button_copies_the_shipped_vectors(app_memo):
     from streamlit.testing.v1 import AppTest
 

@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from sac.index.store import Index, IndexKey, list_indexes
 from sac.methods import parse_methods
 from sac.usecases.workbench import Workbench
 from tests.conftest import _reset_server
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = "demo-contractnli"  # what `python -m sac ingest --datasets contractnli` indexes as
@@ -119,6 +119,7 @@ def test_bad_shard_and_embedded_store_are_one_line_errors(cli):
 # ---------------------------------------------------------------- the bookkeeping, in one process
 
 
+@pytest.mark.slow
 def test_shards_make_a_complete_index_only_together(store_config, memo, embedder, docs):
     """On both stores: each shard writes only its own documents; the index is complete (and exactly the
     unsharded one) once every shard has finished; a finished shard run again changes nothing."""
@@ -159,6 +160,7 @@ def test_shards_make_a_complete_index_only_together(store_config, memo, embedder
     assert not index.shard_status().records  # the shard records went with the index
 
 
+@pytest.mark.slow
 @pytest.mark.chroma_server
 def test_shards_of_different_corpus_versions_are_never_one_index(tmp_path, server, memo, docs):
     """Shard 2 built from a newer corpus (one of shard 1's documents removed): not complete, and shard 2
@@ -186,6 +188,7 @@ def test_shards_of_different_corpus_versions_are_never_one_index(tmp_path, serve
 # ---------------------------------------------------------------- real processes against one server
 
 
+@pytest.mark.slow
 @pytest.mark.chroma_server
 def test_concurrent_shard_processes_build_exactly_the_unsharded_index(tmp_path, server, memo, docs, cli):
     """Two `ingest --shard` processes at once, each with its own workspace (two machines), into one server:
@@ -225,6 +228,7 @@ def _server_count(client, collection: str) -> int | None:
         return None
 
 
+@pytest.mark.slow
 @pytest.mark.chroma_server
 def test_killed_shard_resumes_where_it_stopped(tmp_path, server, memo, docs, cli):
     # 60-character chunks: shard 1 of 2 holds 738 records, written in two batches (512 + 226): the kill
@@ -242,13 +246,15 @@ def test_killed_shard_resumes_where_it_stopped(tmp_path, server, memo, docs, cli
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=ENV, stdout=out, stderr=subprocess.STDOUT)
     seen = None
-    deadline = time.monotonic() + 600
+
+    def part_way_or_ended() -> bool:
+        nonlocal seen
+        seen = _server_count(client, collection)
+        return bool(seen and 0 < seen < own) or proc.poll() is not None
+
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
-            seen = _server_count(client, collection)
-            if seen and 0 < seen < own:
-                break
-            time.sleep(0.05)
+        wait_until(part_way_or_ended, timeout=600, interval=0.05, what="shard 1 to have written part of its records",
+                   detail=log.read_text)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)

@@ -63,6 +63,7 @@ def test_without_auth_the_app_is_open_as_before():
     assert not at.exception and "sac_sign_in" not in [b.key for b in at.button] and at.title[0].value == "SAC Workbench"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [None, *PAGES])
 def test_signed_out_every_page_shows_only_the_sign_in_screen(page):
     at = _app(**AUTH)
@@ -93,6 +94,7 @@ def test_the_provider_may_be_given_as_auth_default():
     assert not at.error and [b.key for b in at.button] == ["sac_sign_in"]
 
 
+@pytest.mark.slow
 def test_the_identity_is_the_email_lower_cased_or_else_sub():
     at = _app(**AUTH)
     at.user = {"is_logged_in": True, "email": "  Alice@Example.ORG ", "sub": "user-1"}
@@ -104,6 +106,7 @@ def test_the_identity_is_the_email_lower_cased_or_else_sub():
     assert "Signed in as user-1" in _texts(at)
 
 
+@pytest.mark.slow
 def test_signed_in_the_reviewer_is_the_identity(app_memo):
     _build_small_corpus(Path(os.environ["SAC_WORKSPACE"]), app_memo)
     at = _app(**AUTH)
@@ -173,6 +176,7 @@ def _shows_sign_in_screen(page) -> bool:
             and CORPUS not in page.locator("[data-testid=stMain]").inner_text())
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_sign_in_review_as_the_identity_and_sign_out(signin_app, signin_page):
     url, provider, workspace = signin_app

@@ -29,6 +29,7 @@ def _chunks(docs, size=500):
     return [c for d in docs for c in chunk_document(d, size, 0)]
 
 
+@pytest.mark.slow
 def test_sync_is_idempotent_and_incremental(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     index = Index(_client(store_config), IndexKey("t", "baseline", embedder.name, "c500o0"), store_config)
@@ -41,6 +42,7 @@ def test_sync_is_idempotent_and_incremental(store_config, memo, embedder, demo_d
     assert index.count() == len(_chunks(docs))
 
 
+@pytest.mark.slow
 def test_records_keep_original_text_and_exact_spans(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     by_id = {d.doc_id: d for d in docs}
@@ -60,6 +62,7 @@ def test_records_keep_original_text_and_exact_spans(store_config, memo, embedder
     assert float(vectors[row] @ embedder.embed_query(first.text)) < 0.999
 
 
+@pytest.mark.slow
 def test_changed_summary_reembeds_only_that_document(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
@@ -82,6 +85,7 @@ def test_delete_documents_removes_every_chunk_of_them(store_config, memo, embedd
     assert {m["doc_id"] for m in index.records().values()} == {d.doc_id for d in docs[1:]}
 
 
+@pytest.mark.slow
 def test_hnsw_top64_agrees_with_exact_search(store_config, memo, embedder, demo_datasets):
     """chromadb's approximate search against a brute-force cosine oracle on real embeddings."""
     cuad = demo_datasets["cuad"]
@@ -102,6 +106,7 @@ def test_hnsw_top64_agrees_with_exact_search(store_config, memo, embedder, demo_
     assert np.mean(agree) >= 0.99, f"top-64 agreement {np.mean(agree):.4f}"
 
 
+@pytest.mark.slow
 def test_ingest_is_idempotent_across_processes(tmp_path, cli):
     """An ingest in this process, then the same ingest in a new process: the second embeds nothing."""
     env_args = ["--workspace", str(tmp_path / "ws"), "--benchmark", str(DEMO), "--datasets", "contractnli",
@@ -117,6 +122,7 @@ def test_ingest_is_idempotent_across_processes(tmp_path, cli):
     assert len(lines) == 2 and all(": 0 chunks embedded" in line for line in lines), second.stdout
 
 
+@pytest.mark.slow
 def test_workbench_build_uses_summaries_per_method(store_config, memo, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     wb = Workbench(store_config, embedder=memo)
@@ -142,6 +148,7 @@ class _Counting:
         return self.inner.embed_documents(texts)
 
 
+@pytest.mark.slow
 def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
@@ -172,6 +179,7 @@ def test_an_index_copies_vectors_another_index_embedded_from_the_same_text(store
     assert len(counting.texts) == len(_chunks(docs[1:2]))
 
 
+@pytest.mark.slow
 def test_reads_by_id_come_back_in_the_order_asked_across_batches(store_config, memo, embedder, demo_datasets, monkeypatch):
     """Vectors and chunks read by id arrive in the order asked, duplicates included, however many reads it takes
     (one read of more than about 32,000 ids fails in SQLite; READ_BATCH splits it)."""
@@ -200,6 +208,7 @@ def _client(config):
 
 
 
+@pytest.mark.slow
 def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, memo, embedder, demo_datasets):
     docs = list(demo_datasets["contractnli"].documents)
     hashes = {d.doc_id: d.content_hash for d in docs}
@@ -215,6 +224,7 @@ def test_unchanged_sync_skips_and_any_change_is_still_seen(store_config, memo, e
     assert index.count() == len(_chunks(docs))
 
 
+@pytest.mark.slow
 def test_exact_ties_come_back_in_document_order_whatever_the_order_of_insertion(store_config, memo, embedder, demo_datasets):
     """Look-alike templates hold chunks with the same text, hence the same vector: an exact tie. Where it falls at
     the last rank, the index returns the tied chunk of the first document by id and offset, so a rerun, or the
@@ -258,6 +268,7 @@ print(json.dumps(col.query(query_embeddings=np.load(sys.argv[2]), n_results=64, 
 """
 
 
+@pytest.mark.slow
 def test_a_settled_graph_answers_the_same_in_every_process(tmp_path):
     """Records past chromadb's last flush are added to the graph again, in parallel, by every process that opens the
     store, so two processes could answer one unchanged index differently; once settled, they cannot."""
@@ -286,6 +297,7 @@ def test_a_settled_graph_answers_the_same_in_every_process(tmp_path):
     assert answers[0] == answers[1] == answers[2]
 
 
+@pytest.mark.slow
 def test_a_build_leaves_no_chunk_record_only_in_the_log(tmp_path, memo, demo_datasets):
     """Every chunk collection a build writes is flushed whole, however small. The document collection of +docs, read
     whole by every search, is left in the log while its graph is too small for hnswlib to prune a link: 5 NDAs."""
@@ -312,6 +324,7 @@ print(json.dumps([dict(zip(ids, dists)) for ids, dists in zip(got["ids"], got["d
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("records", [33, 34])
 def test_a_collection_read_whole_is_settled_only_when_its_graph_could_lose_a_record(tmp_path, records):
     """``read_whole`` (the document collection): up to 2M + 1 = 33 records (M = 16) the graph is left in the log and
@@ -353,9 +366,10 @@ from pathlib import Path
 from sac.config import SacConfig
 from sac.errors import StoreError
 from sac.index.client import make_client
+from tests.waiting import wait_for_clock
 start, workspaces = float(sys.argv[1]), sys.argv[2:]
 for n, workspace in enumerate(workspaces):
-    time.sleep(max(0.0, start + n * 0.5 - time.time()))
+    wait_for_clock(start + n * 0.5, clock=time.time)  # every process opens this store at the same moment
     try:
         make_client(SacConfig(workspace=Path(workspace))).get_or_create_collection("opened")
     except StoreError as err:
@@ -363,6 +377,7 @@ for n, workspace in enumerate(workspaces):
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_a_new_store_at_once_all_open_it(tmp_path):
     """Two CLI runs started together on a new workspace both create the store's tables; unguarded, one of them
     failed ("table collections already exists", "database is locked") in 13 of 20 such rounds. Four processes

@@ -46,6 +46,7 @@ from sac.summaries.sets import load_summary_set, save_summary_set
 from sac.summaries.store import SummaryStore
 from sac.types import Document, text_hash
 from tests.openai_stub import Answer, Drop, OpenAIStub, Status, free_port
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "data" / "demo" / "corpus"
@@ -231,6 +232,7 @@ def test_builtin_handles_a_document_without_recognisable_structure():
     assert BuiltinSummarizer("generic").summarize(Document("misc/empty.txt", "")).text
 
 
+@pytest.mark.large
 @pytest.mark.slow
 def test_builtin_summarizes_510_cuad_contracts_in_seconds():
     if not CUAD_SOURCES.is_dir():
@@ -537,6 +539,7 @@ class _Recording:
         return self._inner.embed_documents(texts)
 
 
+@pytest.mark.slow
 def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, memo, ndas):
     from sac.methods import parse_methods
     from sac.usecases.workbench import Workbench
@@ -569,6 +572,7 @@ def test_build_embeds_the_other_indexes_while_the_llm_summarizes(tmp_path, memo,
     assert ("summarizing (generic-llm)", 5) in {(stage, done) for _, stage, done in calls}
 
 
+@pytest.mark.slow
 def test_build_finishes_the_other_indexes_when_the_llm_fails(tmp_path, memo, ndas):
     from sac.methods import parse_methods
     from sac.usecases.workbench import Workbench
@@ -703,6 +707,7 @@ def test_concurrency_against_a_server_that_answers_one_request_at_a_time(tmp_pat
     assert len(out) == 6 and all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_every_finished_summary_once_and_a_rerun_makes_only_the_rest(tmp_path, cuad):
     docs = cuad[:10]
     store = SummaryStore(tmp_path / "summaries")
@@ -714,7 +719,11 @@ def test_ctrl_c_keeps_every_finished_summary_once_and_a_rerun_makes_only_the_res
     with OpenAIStub(handler=_echo_handler, delay_s=0.2) as stub:
         with pytest.raises(KeyboardInterrupt):
             summarize_corpus(docs, _llm(stub), store, concurrency=3, progress=interrupt)
-        time.sleep(0.6)  # requests under way at the interrupt finish in the background and are stored
+        # requests under way at the interrupt finish in the background and are stored
+        wait_until(lambda: stub.in_flight == 0
+                   and sum(store.get_cached(d, _llm(stub)) is not None for d in docs) >= stub.calls,
+                   timeout=30, interval=0.05, stable=0.2,
+                   what="the requests under way at the interrupt to finish and be stored")
         sent = stub.calls
     stored = [d for d in docs if store.get_cached(d, _llm(stub)) is not None]
     assert 2 <= len(stored) == sent < len(docs)  # no new document was started after the interrupt
@@ -726,6 +735,7 @@ def test_ctrl_c_keeps_every_finished_summary_once_and_a_rerun_makes_only_the_res
     assert len(out) == 10 and all(len(store.history(d.content_hash, "generic-llm")) == 1 for d in docs)
 
 
+@pytest.mark.slow
 def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(tmp_path):
     """The real command in a child process against the stub: SIGINT part-way, then the same command again."""
     workspace = tmp_path / "ws"
@@ -758,10 +768,9 @@ def test_cli_summarize_survives_ctrl_c_and_a_rerun_writes_one_set_per_strategy(t
 
         # Wait for the store, not the log: a log line is written just before its summary is stored, and an
         # interrupted process does not wait for the worker between the two.
-        deadline = time.monotonic() + 120
-        while len(kept()) < 3:
-            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-            time.sleep(0.05)
+        wait_until(lambda: child.poll() is not None or len(kept()) >= 3, timeout=120, what="three summaries stored",
+                   detail=lambda: f"{len(kept())} stored so far")
+        assert child.poll() is None, child.communicate()
         child.send_signal(signal.SIGINT)
         gate.set()  # requests under way may finish; no new one may start
         _, err = child.communicate(timeout=60)

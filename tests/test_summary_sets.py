@@ -61,6 +61,7 @@ def test_shipped_set_records_how_it_was_made(strategy):
     assert "server" in meta
 
 
+@pytest.mark.slow
 def test_eval_uses_the_shipped_summaries_with_no_llm_server(tmp_path, memo, demo_datasets):
     # A fresh workspace, and an LLM base URL where nothing listens: nothing may try to generate.
     config = SacConfig(workspace=tmp_path / "fresh", llm_base_url=f"http://127.0.0.1:{free_port()}/v1")

@@ -32,6 +32,7 @@ from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _open, _settle, require_chromium
 from tests.test_signin import CORPUS, QUESTION, _build_small_corpus, signed_in_server
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -167,10 +168,11 @@ def _work_together(url: str, people: dict, uploads: dict) -> str | None:
         _prepare_upload(page, url, UPLOADS[who], uploads[who])
     for page in people.values():
         page.get_by_role("button", name="Add and build indexes").click()
-    queued_seen, deadline = None, time.monotonic() + 600
+    queued_seen = None
     pending = dict(people)
-    while pending:
-        assert time.monotonic() < deadline, f"builds still running for {list(pending)}"
+
+    def both_built() -> bool:
+        nonlocal queued_seen
         for who, page in list(pending.items()):
             if queued_seen is None and page.locator("[data-testid=stSidebar]").get_by_text(
                     "Queued next:", exact=False).count():
@@ -178,7 +180,10 @@ def _work_together(url: str, people: dict, uploads: dict) -> str | None:
                 _shot(page, "2-queued")
             if page.get_by_text(f"Building {UPLOADS[who]}: done in", exact=False).count():
                 del pending[who]
-        time.sleep(0.3)
+        return not pending
+
+    wait_until(both_built, timeout=600, interval=0.3, what="both builds to finish",
+               detail=lambda: f"builds still running for {list(pending)}")
     for who, page in people.items():
         _settle(page)
         assert page.get_by_text(f"{UPLOADS[who]}: 1 document indexed for ", exact=False).count()
@@ -253,6 +258,7 @@ def _work_together(url: str, people: dict, uploads: dict) -> str | None:
     return queued_seen
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_two_people_build_edit_and_review_at_once_and_see_each_others_work(tmp_path, memo, two_people):
     require_chromium()
@@ -321,6 +327,7 @@ def test_a_summary_edit_saved_after_someone_elses_keeps_both(app_memo):
     assert box.value == SUMMARY[BOB] and not at.warning  # this session's own save is what it shows next
 
 
+@pytest.mark.slow
 def test_the_edit_box_names_a_version_saved_by_someone_else(app_memo):
     from streamlit.testing.v1 import AppTest
 

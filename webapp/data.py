@@ -1,8 +1,10 @@
 """Every cached read and search of the app (``st.cache_data``: each hit returns a copy).
 
 Corpora, listings, search results, summaries and saved runs. A saved run never changes, so its files are cached by
-path and stamp; everything else a write can change is dropped by ``invalidate()``, which every write calls (building,
-editing, removing), so no page shows stale results.
+path and stamp; everything else a write can change is dropped by ``invalidate()``, which every write from a page calls
+(editing, removing, starting a build), so no page shows stale results. A background build drops nothing: it bumps the
+stamps in the keys of the listing (``listing_changed``) and of one corpus's searches (``index_completed``), so other
+corpora's answers stay cached while it runs.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ from sac.usecases import corpus as corpus_cases
 from sac.usecases import diagnostics, review
 from sac.usecases import evaluate as evaluation
 from sac.usecases import summaries as summary_cases
+from sac.usecases import survey as survey_cases
 from sac.usecases.compare import SearchResult, score_questions, search_question
 from sac.usecases.corpus import CorpusEntry, IndexInfo
 from sac.usecases.diagnostics import IndexSnapshot
 from sac.usecases.evaluate import Mismatch, RunFolder, few_units_note, mismatch_tables
+from sac.usecases.names import DisplayName
+from sac.usecases.names import display_names as names_of
+from sac.usecases.survey import SurveyTable
 from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
 from webapp.settings import config_key, forget_clients, workspace
@@ -74,14 +80,32 @@ def reviewed_questions(wb: Workbench, corpus: str, documents: Sequence[Document]
         return {}
 
 
+# What a background build changed, as stamps in the cache keys (shared by every session of the server): the listing's
+# when an index appears or is completed, a corpus's when one of its indexes is completed. A build's progress clears no
+# cache, and an index completed in one corpus leaves every other corpus's cached answers as they are.
+_listing_stamp = [0]
+_corpus_stamps: dict[str, int] = {}
+
+
+def listing_changed() -> None:
+    """An index appeared or was completed, or a build started or ended: the index listing is read again."""
+    _listing_stamp[0] += 1
+
+
+def index_completed(corpus: str, index: str = "") -> None:
+    """An index of ``corpus`` was completed: its listing, and that corpus's searches, are read again."""
+    _corpus_stamps[corpus] = _corpus_stamps.get(corpus, 0) + 1
+    _listing_stamp[0] += 1
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
-def _indexes(key: str, _wb: Workbench) -> list[IndexInfo]:
+def _indexes(key: str, stamp: int, _wb: Workbench) -> list[IndexInfo]:
     return corpus_cases.list_indexes(_wb)
 
 
 def indexes(wb: Workbench) -> list[IndexInfo]:
     """Every index in the store: corpus, method, embedder, chunking and chunk count."""
-    return _indexes(config_key(wb.config), wb)
+    return _indexes(config_key(wb.config), _listing_stamp[0], wb)
 
 
 def _corpus_indexes(wb: Workbench, corpus: str) -> list[IndexInfo]:
@@ -103,13 +127,18 @@ def incomplete_methods(wb: Workbench, corpus: str) -> dict[str, int]:
 
 
 @st.cache_data(show_spinner="Searching…", max_entries=256)
-def _search(key: str, corpus: str, methods: tuple[str, ...], query: str, k: int, _wb: Workbench) -> dict[str, SearchResult]:
-    return search_question(_wb, corpus, [parse_method(m) for m in methods], query, k)
+def _search(key: str, corpus: str, methods: tuple[str, ...], query: str, k: int, within: tuple[str, ...], stamp: int,
+            _wb: Workbench) -> dict[str, SearchResult]:
+    return search_question(_wb, corpus, [parse_method(m) for m in methods], query, k, within=within)
 
 
-def search_traced(wb: Workbench, corpus: str, methods: Sequence[str], query: str, k: int) -> dict[str, SearchResult]:
-    """Top-k hits of one query for every method, each with the trace of its search; embedded once for all."""
-    return _search(config_key(wb.config), corpus, tuple(methods), query.strip(), int(k), wb)
+def search_traced(wb: Workbench, corpus: str, methods: Sequence[str], query: str, k: int,
+                  within: tuple[str, ...] = ()) -> dict[str, SearchResult]:
+    """Top-k hits of one query for every method, each with the trace of its search; embedded once for all.
+
+    ``within``: the documents the user pinned; every method then searches inside them alone."""
+    return _search(config_key(wb.config), corpus, tuple(methods), query.strip(), int(k), tuple(within),
+                   _corpus_stamps.get(corpus, 0), wb)
 
 
 def search(wb: Workbench, corpus: str, methods: Sequence[str], query: str, k: int) -> dict[str, list[Hit]]:
@@ -125,7 +154,7 @@ def _all_questions(key: str, corpus: str, methods: tuple[str, ...], k: int, stam
 
 def all_questions(wb: Workbench, corpus: str, methods: Sequence[str], k: int, queries: Sequence[Query]) -> pd.DataFrame:
     """Every benchmark question of a corpus at ``k``: precision, recall and DRM per method."""
-    stamp = text_hash("\n".join(q.query_id + q.text for q in queries))
+    stamp = text_hash("\n".join(q.query_id + q.text for q in queries)) + f":{_corpus_stamps.get(corpus, 0)}"
     return _all_questions(config_key(wb.config), corpus, tuple(methods), int(k), stamp, wb, tuple(queries))
 
 
@@ -227,8 +256,32 @@ def snapshot(wb: Workbench, corpus: str, method: str) -> IndexSnapshot:
     return diagnostics.snapshot(wb, corpus, method)
 
 
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs={Document: lambda d: (d.doc_id, d.content_hash)})
+def display_names(documents: Sequence[Document]) -> dict[str, DisplayName]:
+    """Every document's name by its parties, type and year, with its file title; once per set of document versions."""
+    return names_of(documents)
+
+
+_written = [0]  # bumped by every write (``invalidate``): a session's kept survey is then run again
+
+
+def survey(wb: Workbench, corpus: str, methods: Sequence[str], question: str, documents: Sequence[Document], *,
+           per_document: int, answers: bool = False, progress: Any = None, slot: str = "survey") -> SurveyTable:
+    """``sac.usecases.survey.survey``, kept in the session's ``slot`` for the same inputs until anything is written."""
+    key = (config_key(wb.config), corpus, tuple(methods), question.strip(), tuple(d.doc_id for d in documents),
+           per_document, answers, _written[0])
+    kept = st.session_state.get(f"_kept_{slot}")
+    if kept is not None and kept[0] == key:
+        return kept[1]  # type: ignore[no-any-return]
+    table = survey_cases.survey(wb, corpus, [parse_method(m) for m in methods], question, documents=documents,
+                                per_document=per_document, progress=progress, answers=answers)
+    st.session_state[f"_kept_{slot}"] = (key, table)
+    return table
+
+
 def invalidate() -> None:
     """Forget cached listings, summaries and search results after anything was written."""
+    _written[0] += 1
     _indexes.clear()
     _search.clear()
     _all_questions.clear()

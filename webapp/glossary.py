@@ -20,6 +20,8 @@ PAGES = (
     ("pages/5_Review.py", "Review", ":material/rate_review:"),
     ("pages/6_Embedding_map.py", "Embedding map", ":material/scatter_plot:"),
     ("pages/7_Audit_trail.py", "Audit trail", ":material/history:"),
+    ("pages/8_Survey.py", "Survey", ":material/table_view:"),
+    ("pages/9_Reader.py", "Reader", ":material/menu_book:"),
 )
 GLOSSARY = """
 **DRM** (document-level retrieval mismatch): the share of retrieved chunks that come from a document other

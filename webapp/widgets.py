@@ -7,6 +7,7 @@ question on Compare.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -44,6 +45,14 @@ def stop_on_error() -> Iterator[None]:
     except SacError as err:
         st.error(str(err))
         st.stop()
+
+
+def literal(text: str) -> str:
+    """``text`` (a document's name, a question) as written, in a label or caption that reads Markdown.
+
+    Its Markdown marks are escaped, so a name can make no link, image, colour or emphasis; Streamlit renders no HTML
+    there."""
+    return re.sub(r"([\\`*_\[\]<>~$|#])", r"\\\1", text)
 
 
 def flash(kind: str, text: str) -> None:
@@ -127,3 +136,66 @@ def compare_link(corpus: str, query_text: str, page: str = "Compare") -> str:
     shows it). The widget keys belong to the pages, so the link is made here, not in the library.
     """
     return f"{page}?{urlencode({'cmp_corpus': corpus, 'cmp_query_pick': query_text, **(matter_param() or {})})}"
+
+
+def reader_params(corpus: str, doc_id: str, question: str, method: str, k: int,
+                  at: tuple[int, int] | None = None) -> dict[str, str]:
+    """The query parameters that open one document on the Reader page with a question's hits marked.
+
+    ``at``: the span of the hit the link comes from (the Reader opens on it). The Reader binds its widgets to these."""
+    params = {"rd_corpus": corpus, "rd_doc": doc_id, "rd_q": question, "rd_method": method, "rd_k": str(int(k))}
+    if at is not None:
+        params["rd_at"] = f"{int(at[0])}-{int(at[1])}"
+    return {**params, **(matter_param() or {})}
+
+
+def reader_link(corpus: str, doc_id: str, question: str, method: str, k: int, at: tuple[int, int] | None = None) -> str:
+    """A relative URL that opens one document on the Reader page (``reader_params``), for a table's link column."""
+    return f"Reader?{urlencode(reader_params(corpus, doc_id, question, method, k, at))}"
+
+
+# A run's selective figures (``RunFolder.selective()``): the metric column and its header, percent or not.
+SELECTIVE_HEADERS = {"coverage": "coverage % [95 % interval]", "drm@1 covered": "DRM@1 covered % [95 % interval]",
+                     "auroc": "AUROC [95 % interval]"}
+SELECTIVE_CAPTION = ("Coverage is the share of questions where the method was sure which contract is meant; DRM@1 "
+                     "covered is how often, on those questions, its top hit still came from another contract; AUROC is "
+                     "how well its stated confidence separates the right contract from a wrong one (0.5 is chance, 1 "
+                     "is perfect); each interval redraws whole contracts.")
+
+
+def selective_cell(metric: str, estimate: float, low: float, high: float) -> str:
+    """One selective figure of a run as "estimate [low, high]".
+
+    Coverage and DRM@1 covered in percent to 0.1 (``"62.5 % [40.0, 81.2]"``), AUROC to 3 decimals
+    (``"0.734 [0.612, 0.846]"``); "n/a" without an estimate, "[no interval]" without bounds (one document to draw
+    from)."""
+    if not pd.notna(estimate):
+        return "n/a"
+    percent = metric != "auroc"
+    scale, unit, digits = (100.0, " %", 1) if percent else (1.0, "", 3)
+    e, lo, hi = (format(float(v) * scale + 0.0, f".{digits}f") if pd.notna(v) else "" for v in (estimate, low, high))
+    return f"{e}{unit} [{lo}, {hi}]" if lo and hi else f"{e}{unit} [no interval]"
+
+
+def selective_table(selective: pd.DataFrame) -> pd.DataFrame:
+    """A run's selective figures (dataset, method, metric, estimate, low, high) as a table to show.
+
+    Rows (dataset, method) in the run's order, one ``SELECTIVE_HEADERS`` column per figure, cells ``selective_cell``
+    strings."""
+    cells = [selective_cell(m, e, lo, hi) for m, e, lo, hi in
+             zip(selective["metric"], selective["estimate"], selective["low"], selective["high"])]
+    table = selective.assign(cell=cells).pivot(index=["dataset", "method"], columns="metric", values="cell")
+    order = pd.MultiIndex.from_frame(selective[["dataset", "method"]].drop_duplicates())
+    table = table.reindex(index=order, columns=[m for m in SELECTIVE_HEADERS if m in table.columns])
+    return table.rename(columns=SELECTIVE_HEADERS).rename_axis(columns=None)
+
+
+def selective_ui(selective: pd.DataFrame, key: str) -> None:
+    """Show "How sure the method is of the contract": a run's selective figures with a caption.
+
+    Nothing for a run without a method that says how sure it is (``+names`` with ``+docs<N>``)."""
+    if not len(selective):
+        return
+    st.markdown("**How sure the method is of the contract**: questions routed with confidence, 95 % intervals")
+    st.dataframe(selective_table(labelled(selective)), key=key)
+    st.caption(SELECTIVE_CAPTION)

@@ -62,7 +62,8 @@ def cmd_vectors(args: argparse.Namespace) -> int:
                           "it reads no --corpus or --pool")
     started = time.perf_counter()
     path, rows = record_vectors(config_of(args), Path(args.benchmark), dataset_names(args),
-                                parse_methods(args.methods), progress=ProgressBars(not args.quiet))
+                                parse_methods(args.methods), progress=ProgressBars(not args.quiet),
+                                part=args.part, float16=args.float16)
     print(f"{path}: {rows:,} vectors in {time.perf_counter() - started:.1f} s")
     return 0
 

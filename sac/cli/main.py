@@ -35,7 +35,7 @@ from sac.cli.evaluate import cmd_eval, cmd_runs
 from sac.cli.query import cmd_query
 from sac.cli.remove import cmd_remove
 from sac.cli.summarize import cmd_summarize
-from sac.cli.survey import cmd_survey
+from sac.cli.survey import SURVEY_DEFAULT, cmd_survey
 from sac.config import DEFAULT_K_VALUES
 from sac.errors import SacError
 from sac.methods import BASE_METHODS, RECOMMENDED
@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
         "again; any other text is embedded as before.",
     )
     p.add_argument("--methods", default=",".join(BASE_METHODS), help=methods_help)
+    p.add_argument("--part", default="", metavar="NAME",
+                   help="write BENCHMARK/vectors/<model>.NAME.npz, read together with the main file (e.g. one per dataset)")
+    p.add_argument("--float16", action="store_true", help="store the vectors as float16: half the size")
     p.set_defaults(func=cmd_vectors)
 
     p = sub.add_parser(
@@ -171,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
         "searched. With --answers, an OpenAI-compatible LLM (--base-url, --model) answers each row from its spans.",
     )
     p.add_argument("question")
-    p.add_argument("--methods", default="sac-generic", help=methods_help + " (default sac-generic)")
+    p.add_argument("--methods", default=SURVEY_DEFAULT, help=f"{methods_help} (default {SURVEY_DEFAULT}: inside one "
+                   "contract the chunks' own words rank best; a summary, the same on every chunk, does not help)")
     p.add_argument("--k-per-contract", type=int, default=1, help="spans per contract and method (default 1)")
     p.add_argument("--out", help="also write the table: a .csv or .xlsx file")
     p.add_argument("--answers", action="store_true", help="a short answer per contract quoting its spans, from the LLM")

@@ -1,11 +1,13 @@
 """Vectors shipped with a benchmark: a build copies them instead of running the model on the same texts.
 
-A benchmark folder may hold ``vectors/<embedder index name>.npz``: the packaged model's vectors of the texts its
-build embeds (every method's chunk texts with their summaries, and the document collection's texts), as
-``python -m sac vectors`` recorded them. The bundled demo ships them for its ContractNLI NDAs, and the app's
-workbench uses them (``Workbench.use_shipped_vectors``), so loading the demo copies 760 vectors rather than
-loading the model to embed them (bench/notes/2026-12-04-shipped-vectors.md). The command line and the library
-embed unless told to use them.
+A benchmark folder may hold ``vectors/<embedder index name>.npz``, and parts beside it
+(``vectors/<embedder index name>.<part>.npz``): the packaged model's vectors of the texts its build embeds (every
+method's chunk texts with their summaries, and the document collection's texts), as ``python -m sac vectors``
+recorded them, float32 or float16 (read back as float32). The bundled demo ships them for its ContractNLI NDAs (every
+method, float32) and for the three paper methods of its CUAD contracts (the part ``cuad``, float16: half the size, the
+same hits; bench/notes/2026-12-06-demo-build-time.md), and the app's workbench uses them
+(``Workbench.use_shipped_vectors``), so loading the demo copies those vectors rather than embedding them
+(bench/notes/2026-12-04-shipped-vectors.md). The command line and the library embed unless told to use them.
 
 A seed answers only for
 
@@ -28,6 +30,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,9 +89,16 @@ class VectorSeed:
         return None if row is None else self.vectors[row]
 
 
-def seed_path(folder: Path, name: str) -> Path:
-    """Where a benchmark folder keeps the seed of the embedder with index name ``name``."""
-    return folder / "vectors" / f"{name}.npz"
+def seed_path(folder: Path, name: str, part: str = "") -> Path:
+    """Where a benchmark folder keeps the seed of the embedder with index name ``name`` (one ``part`` of it)."""
+    return folder / "vectors" / (f"{name}.{part}.npz" if part else f"{name}.npz")
+
+
+def seed_files(folder: Path, name: str) -> list[Path]:
+    """Every seed file of the embedder with index name ``name`` in a benchmark folder: the main one, then its parts."""
+    main = seed_path(folder, name)
+    parts = sorted((folder / "vectors").glob(f"{name}.*.npz")) if (folder / "vectors").is_dir() else []
+    return [path for path in [main, *parts] if path.is_file()]
 
 
 def read_seed(path: Path) -> VectorSeed:
@@ -108,34 +118,45 @@ def read_seed(path: Path) -> VectorSeed:
 
 
 def benchmark_seed(folder: Path, configured: str) -> VectorSeed | None:
-    """The seed a benchmark folder ships for the configured embedder, if it has one this embedder can use."""
-    path = seed_path(folder, embedder_name(configured))
-    if configured.strip() not in PACKAGED or not path.is_file():
+    """The seed a benchmark folder ships for the configured embedder (its files joined), if it has one it can use.
+
+    A file that cannot be read, or was made with another model, is left out with a warning."""
+    paths = seed_files(folder, embedder_name(configured))
+    if configured.strip() not in PACKAGED or not paths:
         return None
     identity = model_identity(configured)
-    try:
-        seed = read_seed(path)
-    except ValueError as err:
-        log.warning("Shipped vectors not used, the build embeds instead: %s", err)
-        return None
-    if seed.embedder != embedder_name(configured) or seed.model != identity:
-        log.warning("Shipped vectors %s were made with %s (model %s), not this model (%s): the build embeds instead",
-                    path, seed.embedder, seed.model, identity)
-        return None
-    return seed
+    usable: list[VectorSeed] = []
+    for path in paths:
+        try:
+            seed = read_seed(path)
+        except ValueError as err:
+            log.warning("Shipped vectors not used, the build embeds instead: %s", err)
+            continue
+        if seed.embedder != embedder_name(configured) or seed.model != identity:
+            log.warning("Shipped vectors %s were made with %s (model %s), not this model (%s): the build embeds instead",
+                        path, seed.embedder, seed.model, identity)
+            continue
+        usable.append(seed)
+    if len(usable) <= 1:
+        return usable[0] if usable else None
+    return VectorSeed(usable[0].embedder, usable[0].model, np.concatenate([s.digests for s in usable]),
+                      np.concatenate([s.vectors for s in usable]))
 
 
-def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedder: str, model: str) -> int:
+def write_seed(path: Path, texts: Iterable[str], vectors: np.ndarray, *, embedder: str, model: str,
+               dtype: type[np.floating[Any]] = np.float32) -> int:
     """Write the vector of each text of ``texts``, one row per distinct text in digest order, atomically.
 
-    ``vectors`` are in the order of ``texts``; a text seen twice keeps its first vector. Returns the rows written."""
+    ``vectors`` are in the order of ``texts``; a text seen twice keeps its first vector. ``dtype`` float16 halves the
+    file (a unit vector's parts then differ by at most about 1e-4 from the model's). Returns the rows written."""
     seen: dict[bytes, int] = {}
     for i, text in enumerate(texts):
         seen.setdefault(text_digest(text), i)
     rows = sorted(seen.items(), key=lambda item: item[0])
     digests = np.frombuffer(b"".join(d for d, _ in rows), dtype=np.uint8).reshape(len(rows), 32)
-    picked = np.asarray(vectors, dtype=np.float32)[[i for _, i in rows]]
-    meta = json.dumps({"format": FORMAT, "embedder": embedder, "model": model, "texts": len(rows)})
+    picked = np.asarray(vectors, dtype=np.float32)[[i for _, i in rows]].astype(dtype)
+    meta = json.dumps({"format": FORMAT, "embedder": embedder, "model": model, "texts": len(rows),
+                       "dtype": np.dtype(dtype).name})
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda handle: np.savez_compressed(handle, meta=np.array(meta), digests=digests, vectors=picked))
     return len(rows)

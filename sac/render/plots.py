@@ -2,12 +2,17 @@
 
 Input is a metrics frame with the columns of ``sac.evaluation.runs.METRIC_COLUMNS`` (``k`` is a whole
 number or ``"mean"``, from a live result or a saved run's ``metrics.csv``). Figures show percentages.
+The charts against k take the run's 95 % bootstrap intervals as well (``sac.evaluation.uncertainty``'s
+``INTERVAL_COLUMNS``) and draw them as error bars.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -19,6 +24,9 @@ METHOD_COLORS: dict[str, str] = {"baseline": "#7f7f7f", "sac-generic": "#1f77b4"
 _PALETTE = ["#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 LABELS = {"drm": "DRM (%)", "precision": "precision (%)", "recall": "recall (%)"}
 TITLES = {"drm": "DRM", "precision": "Precision", "recall": "Recall"}
+# What a bootstrap draw picks (the Evaluate page's choice), as a radio names it and as a chart's hover says it.
+RESAMPLE_LABELS = {"question": "questions", "document": "documents (each with all its questions)"}
+RESAMPLED = {"question": "questions resampled", "document": "documents resampled"}
 
 
 def method_color(method: str, methods: Sequence[str] = ()) -> str:
@@ -72,20 +80,65 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, legend: str = "method") 
     return fig
 
 
-def metric_vs_k(frame: pd.DataFrame, metric: str = "drm", dataset: str | None = None) -> go.Figure:
-    """One line per method: ``metric`` against k (log-2 axis)."""
+def error_bars(intervals: pd.DataFrame | None, dataset: str, method: str, metric: str, ks: Sequence[int],
+               resample: str = "question") -> dict[str, Any]:
+    """A line's error bars from its 95 % intervals, as Scatter arguments; ``{}`` without ``intervals``.
+
+    ``error_y``: up to the interval's high end and down to its low end, in percentage points, from its estimate;
+    ``customdata``: each point's interval in words, for the hover.
+
+    A point with no interval (too few questions or documents to draw from, or no row for it) gets NaN, so no bar.
+    The arrays are numpy's so the NaN reaches the browser (as binary "bdata"): a list's NaN becomes a JSON null,
+    which plotly.js reads as 0, drawing a bar of no length with its caps.
+    """
+    if intervals is None:
+        return {}
+    f = intervals[(intervals["dataset"] == dataset) & (intervals["method"] == method) & (intervals["metric"] == metric)]
+    bounds = {str(k): (float(e), float(lo), float(hi)) for k, e, lo, hi in zip(f["k"], f["estimate"], f["low"], f["high"])}
+    up, down, notes = [], [], []
+    for k in ks:
+        e, lo, hi = bounds.get(str(k), (math.nan, math.nan, math.nan))
+        if all(math.isfinite(v) for v in (e, lo, hi)):
+            up.append(100 * (hi - e))
+            down.append(100 * (e - lo))
+            notes.append(f"95 % interval {100 * lo:.1f}–{100 * hi:.1f} %, {RESAMPLED[resample]}")
+        else:
+            up.append(math.nan)
+            down.append(math.nan)
+            notes.append(f"no interval (too few {RESAMPLED[resample].split()[0]} to draw from)")
+    return {"error_y": {"type": "data", "symmetric": False, "array": np.array(up), "arrayminus": np.array(down),
+                        "thickness": 1.2, "width": 3},
+            "customdata": notes}
+
+
+def error_bar_note(resample: str, shown: bool) -> str:
+    """The caption under the charts against k: what their error bars are, or why there are none."""
+    if not shown:
+        return f"No error bars: this run gives no 95 % intervals with {RESAMPLED[resample]} (see below)."
+    return (f"Error bars: 95 % interval, {RESAMPLED[resample]} (bootstrap; the unit is chosen under "
+            "**How sure are these figures?** below). A point with too few to draw from has no bar.")
+
+
+def _hover(method: str, metric: str, bars: dict[str, Any]) -> str:
+    interval = "<br>%{customdata}" if bars else ""
+    return f"{method}<br>k=%{{x}}<br>{metric}=%{{y:.1f}}%{interval}<extra></extra>"
+
+
+def metric_vs_k(frame: pd.DataFrame, metric: str = "drm", dataset: str | None = None,
+                intervals: pd.DataFrame | None = None, resample: str = "question") -> go.Figure:
+    """One line per method: ``metric`` against k (log-2 axis); with ``intervals``, their error bars (``error_bars``)."""
     f = per_k(frame, dataset)
     methods = methods_in(f)
+    name = dataset or default_dataset(frame)
     fig = go.Figure()
     for m in methods:
         rows = f[f["method"] == m]
+        bars = error_bars(intervals, name, m, metric, rows["k"].tolist(), resample)
         fig.add_trace(go.Scatter(
             x=rows["k"].tolist(), y=rows[metric].tolist(), mode="lines+markers", name=m,
-            line={"color": method_color(m, methods)},
-            hovertemplate=f"{m}<br>k=%{{x}}<br>{metric}=%{{y:.1f}}%<extra></extra>",
+            line={"color": method_color(m, methods)}, hovertemplate=_hover(m, metric, bars), **bars,
         ))
     fig.update_xaxes(type="log", tickvals=sorted(set(f["k"])), ticktext=[str(k) for k in sorted(set(f["k"]))])
-    name = dataset or default_dataset(frame)
     return _layout(fig, f"{TITLES[metric]} against k ({name})", "k", LABELS[metric])
 
 
@@ -109,23 +162,27 @@ def drm_per_dataset(frame: pd.DataFrame, k: int | str = "mean") -> go.Figure:
     return _layout(fig, f"DRM per dataset ({label})", "dataset", LABELS["drm"])
 
 
-def precision_recall_vs_k(frame: pd.DataFrame, dataset: str | None = None) -> go.Figure:
-    """Two panels side by side: precision against k and recall against k, one line per method."""
+def precision_recall_vs_k(frame: pd.DataFrame, dataset: str | None = None, intervals: pd.DataFrame | None = None,
+                          resample: str = "question") -> go.Figure:
+    """Two panels side by side: precision against k and recall against k, one line per method.
+
+    With ``intervals``, their error bars (``error_bars``)."""
     f = per_k(frame, dataset)
     methods = methods_in(f)
+    name = dataset or default_dataset(frame)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("precision against k", "recall against k"))
     for m in methods:
         rows = f[f["method"] == m]
         for col, metric in ((1, "precision"), (2, "recall")):
+            bars = error_bars(intervals, name, m, metric, rows["k"].tolist(), resample)
             fig.add_trace(go.Scatter(
                 x=rows["k"].tolist(), y=rows[metric].tolist(), mode="lines+markers", name=m,
                 legendgroup=m, showlegend=col == 1, line={"color": method_color(m, methods)},
-                hovertemplate=f"{m}<br>k=%{{x}}<br>{metric}=%{{y:.1f}}%<extra></extra>",
+                hovertemplate=_hover(m, metric, bars), **bars,
             ), row=1, col=col)
     ticks = sorted(set(f["k"]))
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(k) for k in ticks], title_text="k")
     fig.update_yaxes(title_text="%")
-    name = dataset or default_dataset(frame)
     return _layout(fig, f"Precision and recall against k ({name})", "", "")
 
 
@@ -144,6 +201,16 @@ def precision_vs_recall(frame: pd.DataFrame, dataset: str | None = None) -> go.F
         ))
     name = dataset or default_dataset(frame)
     return _layout(fig, f"Precision against recall ({name})", LABELS["recall"], LABELS["precision"])
+
+
+def document_titles(doc_ids: str) -> str:
+    """Display names of one document or of several "|"-joined ones."""
+    return " | ".join(document_title(d) for d in doc_ids.split("|"))
+
+
+def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows for a JSON download; a value that does not exist (a bound from too few questions) is null, not NaN."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")  # type: ignore[no-any-return]
 
 
 def results_table(frame: pd.DataFrame) -> pd.DataFrame:

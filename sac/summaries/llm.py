@@ -306,6 +306,14 @@ class OpenAISummarizer:
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         return [*messages, {"role": "user", "content": render_prompt(self.prompt, target, body)}]
 
+    def chat(self, messages: list[dict[str, str]], document: Document, max_chars: int) -> str:
+        """One reply of at most about ``max_chars`` characters to ``messages``, about ``document``.
+
+        Through this summarizer's client, retries and error messages: other short answers about one document than
+        its summary (the survey's answer per contract, ``sac.summaries.answers``) need no second client."""
+        reply, _, _ = self._complete(messages, document, max(MIN_TARGET_CHARS, max_chars - SLACK_CHARS))
+        return reply
+
     def _shorten(self, text: str, target: int) -> dict[str, str]:
         content = self.shorten_prompt.format(chars=len(text), max_chars=target, max_words=words_for(target))
         return {"role": "user", "content": content}

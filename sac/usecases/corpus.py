@@ -113,14 +113,15 @@ def list_indexes(wb: Workbench) -> list[IndexInfo]:
 
 
 def demo_steps(wb: Workbench, datasets: Sequence[str] | None = None, *, llm: bool = False) -> list[BuildStep]:
-    """The background build that loads the demo: the three paper methods of every dataset first (each index can
-    be searched as soon as it is complete), then, with ``llm``, the two built from the demo's shipped LLM summary
-    sets (imported into the workspace here)."""
+    """The background build that loads the demo: the three paper methods of every dataset first (the methods Compare
+    opens with; each index can be searched as soon as it is complete), then, with ``llm``, the two built from the
+    demo's shipped LLM summary sets (imported into the workspace here) as background steps: a user's own build
+    started meanwhile goes before them."""
     import_summary_sets(wb.summary_store, DEMO_DIR)
     loaded = load_benchmark(DEMO_DIR, list(datasets) if datasets else None)
     rounds = [BASE_METHODS, *([DEMO_LLM_METHODS] if llm else [])]
     return [BuildStep(catalog.corpus_name(DEMO_NAME, ds), ds.documents, tuple(parse_methods(",".join(names))),
-                      label=ds.name)
+                      label=ds.name, background=names != BASE_METHODS)
             for names in rounds for ds in loaded]
 
 

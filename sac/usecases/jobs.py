@@ -6,8 +6,16 @@ it did. Leaving the page or closing the browser does not stop a job; stopping th
 it was filling stays marked incomplete (``sac.index.store``) until "Finish building" resumes it where it
 stopped. One job runs per workspace at a time: two builds on two cores only slow each other down.
 
+The queue is the user's: each waiting job knows its place in line and when it starts; a job can be cancelled
+(queued: it never starts; running: it stops at its next safe point, the index under way left marked incomplete and
+named) or moved ahead. A user's build goes ahead of a job's background steps (the demo's LLM indexes), and a job
+moved ahead of a running one takes over at that one's next safe point (an index completed, or a step's end), where
+the other pauses until its turn comes back.
+
 The overall bar counts chunks to embed: each index's planned share is its chunk count until its build says
-how many it really has to embed (fewer when some are already indexed or can be copied from another index).
+how many it really has to embed (fewer when some are already indexed or can be copied from another index). The
+time left comes from the work planned before the job starts (``Workbench.plan_build``) at this machine's measured
+rates (``sac.usecases.estimates``), for the job and for every job ahead of a queued one.
 """
 
 from __future__ import annotations
@@ -18,17 +26,19 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from sac.errors import SacError
+from sac.errors import BuildCancelled, SacError
+from sac.index.store import list_indexes
 from sac.methods import MethodSpec
 from sac.progress import StageClock, format_duration
 from sac.types import Document
+from sac.usecases.estimates import EMBED, FINISH, PREPARE, WRITE, PlannedIndex, Rates
 from sac.wording import counted
 
 EMBED_STAGE = "embedding and indexing "  # Workbench.build's stage name before an index name
-HISTORY = 8  # finished jobs a board remembers
+FINISH_STAGE = "BM25 and document index "  # and its last stage of an index: done == total, the index is searchable
+UNKNOWN_TEXT = 560  # characters embedded per chunk where a build could not be planned (summary + chunk)
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,7 @@ class BuildStep:
     methods: tuple[MethodSpec, ...]
     summarizers: tuple[Any, ...] = ()
     label: str = ""  # put before its stage names ("contractnli · chunking"); the corpus when empty
+    background: bool = False  # another user's build may go first (the demo's LLM indexes, after Compare's methods)
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,11 @@ class JobStatus:
     messages: tuple[tuple[str, str], ...]  # (kind, text): info, success, error
     reports: tuple[dict[str, Any], ...]  # one row per index: what its sync did
     elapsed_s: float
+    position: int = 0  # in the workspace's line: 0 runs (or runs next), 1 waits behind one job, ...; -1 ended
+    left_s: float | None = None  # estimated seconds of work left (None: ended, or not planned yet)
+    starts_in_s: float | None = None  # a waiting job: estimated seconds until it runs
+    paused: bool = False  # it ran, and waits at a safe point for a job moved ahead of it
+    owner: str = ""  # who started it (a browser session), for the buttons only they get
 
     @property
     def running(self) -> bool:
@@ -66,6 +82,21 @@ class JobStatus:
     def active(self) -> bool:
         """Queued or running: not ended yet."""
         return self.state in ("queued", "running")
+
+    @property
+    def ended(self) -> bool:
+        """Done, failed or cancelled."""
+        return not self.active
+
+
+@dataclass(frozen=True)
+class PendingIndex:
+    """An index a job has still to build, and when it should be searchable."""
+
+    corpus: str
+    name: str  # the index name ("sac-expert")
+    building: bool  # under way now (else it comes later, or its job waits in line)
+    ready_in_s: float | None  # estimated seconds until it is searchable (None before the job's plan)
 
 
 @dataclass
@@ -80,15 +111,33 @@ class _Share:
         return self.planned if self.total is None else self.total
 
 
+
 _ids = itertools.count(1)
 
 
-@dataclass
+class Line(Protocol):
+    """What a job asks of the board it waits on (``sac.usecases.job_board.JobBoard``)."""
+
+    def wait_turn(self, job: BuildJob) -> bool: ...
+
+    def job_ended(self, job: BuildJob) -> None: ...
+
+    def wake(self) -> None: ...
+
+    def position(self, job: BuildJob) -> int: ...
+
+    def starts_in(self, job: BuildJob) -> float | None: ...
+
+    def ahead_of(self, job: BuildJob) -> BuildJob | None: ...
+
+
+@dataclass(eq=False)  # a job is itself (hashable, compared by identity), not its fields
 class BuildJob:
     """Runs ``steps`` one after another on a daemon thread through ``workbench.build``.
 
-    ``on_change`` runs (on the job's thread) when an index starts and when it is completed, after each step
-    and at the end, so caches of index listings can be dropped while the rest is still building.
+    ``on_change`` runs (on the job's thread) when an index starts and when it is completed, after each step,
+    when a job that waited starts and at the end, so cached index listings can be read again while the rest is
+    still building; ``on_index`` when an index is completed.
     """
 
     workbench: Any
@@ -100,21 +149,36 @@ class BuildJob:
     # benchmark saved): its first messages, shown with its progress and with how it ended
     clock: Callable[[], float] = time.perf_counter
     job_id: int = field(default_factory=lambda: next(_ids))
+    owner: str = ""  # who started it (a browser session): only they get its buttons, and it passes only their jobs
+    on_index: Callable[[str, str], None] = lambda corpus, index: None  # (corpus, index name), on the job's thread,
+    # when an index is completed: searches of that corpus only are read again
+    rates: Rates | None = None  # seconds per unit of work: the board's (shared by its jobs, so learnt) when None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._done_event = threading.Event()
+        self._cancel = threading.Event()
+        self._board: Line | None = None  # set by the board that runs it
+        self._rates = self.rates or Rates()
         self._shares: dict[tuple[int, str], _Share] = {}
+        self._plan: dict[tuple[int, str], PlannedIndex] = {}
+        self._left: dict[tuple[int, str], dict[str, float]] = {}  # work not done yet, per index, by kind
+        self._planned = False
+        self._tick: tuple[float, str, int] = (self.clock(), "", 0)  # the last report: when, which stage, how far
+        self._current: tuple[int, str] | None = None  # the index under way
+        self._step = 0  # the step running, or next to run
+        self._ran = False  # it has run (a queued job that ran is paused)
+        self._started_running = False  # its clock was set when it first ran
+        self._moved = False  # its user moved it ahead
         self._stages = StageClock("chunks", clock=self.clock)
-        self._stage_text = "starting…"
-        self._state = "running"
-        self._after: BuildJob | None = None
+        self._stage_text = "planning…"
+        self._state = "queued"
         self._generation = 0
         self._messages: list[tuple[str, str]] = list(self.notices)
         self._reports: list[dict[str, Any]] = []
         self._started = self.clock()
+        self.created = self._started  # when it was started (``_started`` moves to when it first runs)
         self._finished: float | None = None
-        self._first_unit: tuple[float, int] | None = None  # when embedding began, and units done then
         # The starter's context goes with the job (who acts, for the audit trail): a thread starts with an empty one.
         context = contextvars.copy_context()
         self._thread = threading.Thread(target=context.run, args=(self._run,), name=f"sac-build-{self.job_id}",
@@ -124,12 +188,8 @@ class BuildJob:
     def corpora(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.corpus for s in self.steps))
 
-    def start(self, after: BuildJob | None = None) -> BuildJob:
-        """Start the job's thread; with ``after``, it waits (state "queued") until that job has ended."""
-        with self._lock:
-            self._after = after
-            if after is not None:
-                self._state = "queued"
+    def start(self) -> BuildJob:
+        """Start the job's thread: it plans its work, then builds when its board (if any) gives it its turn."""
         self._thread.start()
         return self
 
@@ -137,24 +197,138 @@ class BuildJob:
         """Block until the job ended (True) or ``timeout`` seconds passed (False)."""
         return self._done_event.wait(timeout)
 
+    def cancel(self) -> None:
+        """Stop it: a waiting job never starts; a running one stops at its next safe point (``BuildCancelled``)."""
+        self._cancel.set()
+        if self._board is not None:
+            self._board.wake()
+
+    def join(self, board: Line, rates: Rates) -> None:
+        """Wait on ``board``, learning at its ``rates`` unless the job was given its own."""
+        self._board = board
+        if self.rates is None:
+            self._rates = rates
+
+    @property
+    def ended(self) -> bool:
+        """Whether it has finished (done, failed or cancelled)."""
+        return self._done_event.is_set()
+
+    @property
+    def moved(self) -> bool:
+        """Whether its user moved it ahead in line."""
+        return self._moved
+
+    def move(self) -> None:
+        """Mark it moved ahead by its user (the board keeps it ahead of background steps)."""
+        self._moved = True
+
+    @property
+    def running(self) -> bool:
+        """Whether it is building now (not waiting, paused or ended)."""
+        with self._lock:
+            return self._state == "running"
+
+    def set_waiting(self) -> None:
+        """It waits for its turn at a safe point (paused if it ran)."""
+        with self._lock:
+            self._state = "queued"
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether its cancellation was asked for."""
+        return self._cancel.is_set()
+
+    def background_now(self) -> bool:
+        """Whether the step it runs (or runs next) lets other users' builds go first."""
+        return self._step < len(self.steps) and self.steps[self._step].background
+
+    def pending(self) -> list[tuple[str, str]]:
+        """(corpus, index name) of every index it has still to build (all its steps' until it has planned them)."""
+        with self._lock:
+            if self._planned:
+                return [(self.steps[i].corpus, name) for (i, name), plan in self._plan.items()
+                        if plan.to_write and not self._shares.get((i, name), _Share(0)).finished]
+        return list(dict.fromkeys((s.corpus, m.index_name) for s in self.steps for m in s.methods))
+
+    def pending_indexes(self) -> list[PendingIndex]:
+        """Every index it has still to build, in the order it builds them, each with when it should be searchable."""
+        starts_in = 0.0
+        if self._board is not None and self._board.position(self) > 0:
+            starts_in = self._board.starts_in(self) or 0.0
+        with self._lock:
+            if not self._planned:
+                return [PendingIndex(s.corpus, m.index_name, False, None)
+                        for s in self.steps for m in dict.fromkeys(s.methods)]
+            since = self.clock() - self._tick[0] if self._state == "running" else 0.0
+            found: list[PendingIndex] = []
+            ready = starts_in
+            for key, plan in self._plan.items():
+                left = self._left.get(key, {})
+                cost = self._rates.cost(left)
+                if key == self._current and self._state == "running":
+                    cost = max(cost - since, 0.0)
+                ready += cost
+                share = self._shares.get(key)
+                if plan.to_write and not (share is not None and share.finished):
+                    found.append(PendingIndex(self.steps[key[0]].corpus, key[1],
+                                              key == self._current and self._state == "running", ready))
+            return found
+
+    @property
+    def finished_at(self) -> float | None:
+        """When it ended (its clock), None while it has not."""
+        return self._finished
+
+    def completed(self) -> set[str]:
+        """The corpora it completed an index of (so far)."""
+        with self._lock:
+            return {self.steps[i].corpus for (i, _), share in self._shares.items() if share.finished}
+
     # -- the work -------------------------------------------------------------------------
-    def _plan(self) -> None:
+    def _make_plan(self) -> None:
+        """Plan every step's work before building (``Workbench.plan_build``): the estimates, and the bar's shares."""
+        plan: list[PlannedIndex] = []
         for i, step in enumerate(self.steps):
-            chunks = sum(len(self.workbench.chunks(d)) for d in step.documents)
-            for method in step.methods:
-                self._shares.setdefault((i, method.index_name), _Share(planned=chunks))
+            try:
+                plan.extend(self.workbench.plan_build(step.corpus, step.documents, step.methods, step=i))
+            except Exception:  # noqa: BLE001 - only an estimate: the build itself says what is wrong
+                chunks = sum(len(self.workbench.chunks(d)) for d in step.documents)
+                plan.extend(PlannedIndex(i, m.index_name, chunks, to_write=chunks, embed_units=chunks * UNKNOWN_TEXT)
+                            for m in dict.fromkeys(step.methods))
+        with self._lock:
+            for p in plan:
+                self._plan[p.step, p.name] = p
+                self._left[p.step, p.name] = p.work()
+                self._shares.setdefault((p.step, p.name), _Share(planned=p.to_write))
+            self._planned = True
+
+    def _await_turn(self) -> None:
+        """A safe point: stop here if cancelled; wait while a job moved ahead of this one runs (paused, if it ran)."""
+        if self._cancel.is_set():
+            raise BuildCancelled(f"{self.label} was cancelled")
+        waited = self._board.wait_turn(self) if self._board is not None else False
+        with self._lock:
+            self._state, self._ran = "running", True
+            self._tick = (self.clock(), "", 0)  # the wait is no work
+            if waited:
+                self._generation += 1
+            if not self._started_running:
+                self._started, self._started_running = self.clock(), True
+        if waited:
+            self.on_change()
 
     def _run(self) -> None:
-        if self._after is not None:
-            self._after.wait()
-            with self._lock:
-                self._state, self._started, self._generation = "running", self.clock(), self._generation + 1
-            self.on_change()
         try:
             with self._lock:
-                self._stage_text = "chunking…"
-            self._plan()
+                self._stage_text = "planning…"
+            self._make_plan()
             for i, step in enumerate(self.steps):
+                with self._lock:
+                    self._step = i
+                self._await_turn()
+                with self._lock:
+                    self._stage_text = "chunking…"
                 reports = self.workbench.build(step.corpus, step.documents, step.methods,
                                                progress=self._progress_of(i, step), summarizers=step.summarizers)
                 self._step_finished(i, step, reports)
@@ -162,6 +336,11 @@ class BuildJob:
                 self._state = "done"
                 done = f"{self.label}: done in {format_duration(self._elapsed())}."
                 self._messages.append(("success", f"{done} {self.note}".strip()))
+        except BuildCancelled:
+            text = self._cancelled_text()
+            with self._lock:
+                self._state = "cancelled"
+                self._messages.append(("warning", text))
         except Exception as err:  # shown to the user; the indexes it was filling stay marked incomplete
             with self._lock:
                 self._state = "failed"
@@ -172,36 +351,115 @@ class BuildJob:
             with self._lock:
                 self._finished = self.clock()
                 self._generation += 1
+            if self._board is not None:
+                self._board.job_ended(self)
             self._done_event.set()
             self.on_change()
+
+    def _cancelled_text(self) -> str:
+        """How a cancelled job left its indexes: the one under way named as incomplete, never silently partial."""
+        if not self._ran:
+            return f"{self.label}: cancelled before it started; nothing was built."
+        wanted = {(self.steps[i].corpus, name) for i, name in self._plan} or {
+            (s.corpus, m.index_name) for s in self.steps for m in s.methods}
+        try:
+            wb = self.workbench
+            found = [i for i in list_indexes(wb.client) if (i.corpus, i.method) in wanted
+                     and i.embedder == wb.embedder_name and i.chunking == wb.config.chunking_key]
+        except Exception:  # noqa: BLE001 - the store cannot be read: say what this job knows
+            found = []
+        partial = [f"{i.method} of {i.corpus} ({i.chunks:,} chunks so far)" for i in found if not i.complete]
+        text = f"{self.label}: cancelled after {format_duration(self._elapsed())}."
+        if partial:
+            text += (f" Left incomplete, so not searched: {', '.join(partial)}. Finish building on Corpus continues "
+                     "where it stopped.")
+        else:
+            text += " No index was left part-way."
+        started = {(i.corpus, i.method) for i in found}
+        never: dict[str, list[str]] = {}
+        for corpus, name in self.pending():
+            if (corpus, name) not in started:
+                never.setdefault(corpus, []).append(name)
+        if never:
+            text += " Not built: " + "; ".join(f"{', '.join(names)} of {corpus}" for corpus, names in never.items()) + "."
+        return text
 
     def _progress_of(self, i: int, step: BuildStep) -> Callable[[str, int, int], None]:
         prefix = f"{step.label or step.corpus} · "
 
         def report(stage: str, done: int, total: int) -> None:
-            changed = False
+            if self._cancel.is_set():
+                raise BuildCancelled(f"{self.label} was cancelled")  # the index under way stays marked incomplete
+            changed = completed = False
             with self._lock:
                 self._stage_text = self._stages.update(prefix + stage, done, total).text
+                self._account(i, stage, done, total)
                 if stage.startswith(EMBED_STAGE):
                     share = self._shares.setdefault((i, stage[len(EMBED_STAGE):]), _Share(planned=total))
                     changed = share.total is None  # the index exists now (incomplete): listings should show it
                     share.total, share.done = total, done
-                    if self._first_unit is None and done > 0:
-                        self._first_unit = (self.clock(), self._units_done())
-                    if done >= total and not share.finished:
-                        share.finished = changed = True  # complete: searchable from now on
-                    if changed:
-                        self._generation += 1
+                elif stage.startswith(FINISH_STAGE) and done >= total:
+                    share = self._shares.get((i, stage[len(FINISH_STAGE):]), _Share(0, finished=True))
+                    # Its sync marked it complete (searchable from now on), and its BM25 and documents are made.
+                    changed = completed = share.total is not None and not share.finished
+                if changed and not completed:
+                    self._generation += 1
+            if completed:
+                self.on_index(step.corpus, stage[len(FINISH_STAGE):])
             if changed:
                 self.on_change()
+            if completed:  # said complete only now, after the caches were told: a page that sees it finds it listed
+                with self._lock:
+                    self._shares[i, stage[len(FINISH_STAGE):]].finished = True
+                    self._generation += 1
+            if stage.startswith(FINISH_STAGE) and done >= total:
+                self._await_turn()  # an index is complete: a job moved ahead of this one may go first
 
         return report
+
+    def _account(self, i: int, stage: str, done: int, total: int) -> None:
+        """Book the time since the last report to the work it did, at the rates the board learns (lock held)."""
+        now = self.clock()
+        last_time, last_stage, last_done = self._tick
+        spent = max(now - last_time, 0.0)
+        self._tick = (now, stage, done)
+        if stage.startswith(EMBED_STAGE):
+            key = (i, stage[len(EMBED_STAGE):])
+            plan, left = self._plan.get(key), self._left.get(key)
+            if plan is None or left is None:
+                return
+            self._current = key
+            if stage != last_stage:  # opening the index, reading its records, looking for vectors to copy
+                self._spend(left, PREPARE, left[PREPARE], spent)
+                return
+            records = done - last_done
+            if records <= 0:
+                return
+            chars = plan.embed_units * records / max(plan.to_write, 1)
+            write, embed = records * self._rates.per_unit(WRITE), chars * self._rates.per_unit(EMBED)
+            self._spend(left, WRITE, records, spent * write / (write + embed))
+            self._spend(left, EMBED, chars, spent * embed / (write + embed))
+        elif stage.startswith(FINISH_STAGE) and done >= total:
+            key = (i, stage[len(FINISH_STAGE):])
+            left = self._left.get(key)
+            if left is not None:
+                for kind in (PREPARE, WRITE, EMBED):  # whatever the plan over-counted is not to come
+                    left[kind] = 0.0
+                self._spend(left, FINISH, left[FINISH], spent)
+            self._current = None
+
+    def _spend(self, left: dict[str, float], kind: str, units: float, seconds: float) -> None:
+        self._rates.record(kind, units, seconds)
+        left[kind] = max(left[kind] - units, 0.0)
 
     def _step_finished(self, i: int, step: BuildStep, reports: dict[str, Any]) -> None:
         with self._lock:
             for (j, _name), share in self._shares.items():
                 if j == i and not share.finished:  # nothing to embed: already indexed
                     share.total, share.done, share.finished = share.done, share.done, True
+            for (j, _name), left in self._left.items():
+                if j == i:
+                    left.update(dict.fromkeys(left, 0.0))
             for name, r in reports.items():
                 self._reports.append({"corpus": step.corpus, "method": name, "chunks embedded": r.embedded,
                                       "copied from another index": r.copied, "copied from shipped vectors": r.shipped,
@@ -224,89 +482,76 @@ class BuildJob:
     def _units_done(self) -> int:
         return sum(s.done for s in self._shares.values())
 
+    def left_s(self, *, until_safe_point: bool = False) -> float | None:
+        """Estimated seconds of work left (to its next safe point with ``until_safe_point``); None before its plan."""
+        with self._lock:
+            return self._left_locked(until_safe_point)
+
+    def _left_locked(self, until_safe_point: bool = False) -> float | None:
+        if not self._planned or self._done_event.is_set():
+            return None
+        current = self._left.get(self._current) if self._current is not None else None
+        now_cost = self._rates.cost(current) if current else 0.0
+        since = self.clock() - self._tick[0] if self._state == "running" else 0.0
+        if until_safe_point:
+            return max(now_cost - since, 0.0)
+        total = sum(self._rates.cost(left) for left in self._left.values())
+        return max(total - min(since, now_cost), 0.0)
+
+    def steps_left_s(self, steps: Sequence[int]) -> float | None:
+        """Estimated seconds until the work of ``steps`` (and of the steps before them) is done."""
+        with self._lock:
+            if not self._planned:
+                return None
+            last = max(steps, default=-1)
+            total = sum(self._rates.cost(left) for (i, _), left in self._left.items() if i <= last)
+            current = self._left.get(self._current) if self._current is not None else None
+            since = self.clock() - self._tick[0] if self._state == "running" else 0.0
+            return max(total - min(since, self._rates.cost(current) if current else 0.0), 0.0)
+
     def status(self) -> JobStatus:
+        board = self._board
+        position = board.position(self) if board is not None else (0 if not self._done_event.is_set() else -1)
+        starts_in = board.starts_in(self) if board is not None and position > 0 else None
+        ahead = board.ahead_of(self) if board is not None and position > 0 else None
         with self._lock:
             total = sum(s.size for s in self._shares.values())
             done = self._units_done()
-            fraction = 1.0 if self._state not in ("running", "queued") else (min(done / total, 0.99) if total else 0.0)
+            ended = self._state not in ("running", "queued")
+            fraction = 1.0 if ended else (min(done / total, 0.99) if total else 0.0)
+            left = self._left_locked()
+            paused = self._state == "queued" and self._ran
             overall = f"{self.label}: {done:,} / {total:,} chunks" if total else f"{self.label}: preparing"
-            if self._state == "queued" and self._after is not None:
-                overall = f"{self.label}: queued behind {self._after.label}"
-            elif self._state == "running" and self._first_unit is not None:
-                t0, d0 = self._first_unit
-                elapsed = self.clock() - t0
-                if done > d0 and elapsed > 1.0:
-                    left = (total - done) / ((done - d0) / elapsed)
+            if self._state == "queued" and position == 0 and not paused:
+                overall = f"{self.label}: planning the build (what to embed, what to copy)"
+                if left is not None:
+                    overall += f" · about {format_duration(left)} of work"
+            elif self._state == "queued":
+                line = ("next in line" if position <= 1 else f"{_ordinal(position)} in line")
+                line += f" behind {ahead.label}" if ahead is not None else ""
+                if paused:
+                    first = ahead.label if ahead is not None else "another build"
+                    overall = f"{self.label}: paused at {done:,} / {total:,} chunks so that {first} goes first; {line}"
+                else:
+                    overall = f"{self.label}: queued, {line}"
+                if starts_in is not None:
+                    overall += f" · {'resumes' if paused else 'starts'} in about {format_duration(starts_in)}"
+                if left is not None:
+                    overall += f" · then about {format_duration(left)} of work"
+            elif self._state == "running":
+                if left is not None:
                     overall += f" · about {format_duration(left)} left"
-            elif self._state in ("done", "failed"):
+            else:
                 overall = f"{self.label}: {self._state} in {format_duration(self._elapsed())}"
             return JobStatus(
                 self.job_id, self.label, self.corpora, self._state, fraction, overall, self._stage_text,
                 self._generation, tuple(self._messages), tuple(self._reports), self._elapsed(),
+                position=-1 if ended else position, left_s=None if ended else left,
+                starts_in_s=starts_in, paused=paused, owner=self.owner,
             )
 
 
-class JobBoard:
-    """The jobs of one workspace: one runs at a time, later ones queue behind it in the order they were started
-    (two people building at once both get their builds); the last few finished are kept for their reports."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._jobs: list[BuildJob] = []
-
-    def start(self, job: BuildJob) -> BuildJob:
-        """Start ``job`` now, or queue it behind the last job not yet ended."""
-        with self._lock:
-            active = [j for j in self._jobs if not j._done_event.is_set()]
-            ended = [j for j in self._jobs if j._done_event.is_set()]
-            self._jobs = [*ended[-HISTORY:], *active, job]
-            return job.start(after=active[-1] if active else None)
-
-    def _running(self) -> BuildJob | None:
-        return next((j for j in self._jobs if not j._done_event.is_set()), None)
-
-    def running(self) -> BuildJob | None:
-        """The job that runs now (the oldest not ended); queued ones wait behind it."""
-        with self._lock:
-            return self._running()
-
-    def queued(self) -> list[BuildJob]:
-        """Jobs waiting behind the running one, in the order they will run."""
-        with self._lock:
-            return [j for j in self._jobs if not j._done_event.is_set()][1:]
-
-    def latest(self) -> BuildJob | None:
-        with self._lock:
-            return self._jobs[-1] if self._jobs else None
-
-    def find(self, job_id: int) -> BuildJob | None:
-        with self._lock:
-            return next((j for j in self._jobs if j.job_id == job_id), None)
-
-    def signature(self) -> tuple[tuple[int, int], ...]:
-        """(job id, generation) of every job kept: it changes when a job starts, completes an index or ends."""
-        with self._lock:
-            jobs = list(self._jobs)
-        return tuple((j.job_id, j.status().generation) for j in jobs)
-
-    def building(self, corpus: str) -> bool:
-        """Whether a running or queued job builds ``corpus``."""
-        with self._lock:
-            return any(corpus in j.corpora for j in self._jobs if not j._done_event.is_set())
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until no job runs or waits (True) or ``timeout`` passed (False)."""
-        with self._lock:
-            last = next((j for j in reversed(self._jobs) if not j._done_event.is_set()), None)
-        return last is None or last.wait(timeout)
-
-
-_boards: dict[str, JobBoard] = {}
-_boards_lock = threading.Lock()
-
-
-def board(workspace: Path | str) -> JobBoard:
-    """The job board of a workspace folder, shared by every session of this process."""
-    key = str(Path(workspace).resolve())
-    with _boards_lock:
-        return _boards.setdefault(key, JobBoard())
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

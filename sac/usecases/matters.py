@@ -36,7 +36,7 @@ from sac.config import SacConfig
 from sac.errors import AccessDenied, ConfigError
 from sac.files import safe_name
 from sac.index.client import drop_database, release_store
-from sac.usecases.jobs import board
+from sac.usecases.job_board import board
 
 MATTERS_DIR = "matters"
 

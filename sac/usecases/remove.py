@@ -52,7 +52,7 @@ from sac.methods import MethodSpec, parse_method
 from sac.retrieval import targets
 from sac.summaries.log import summary_log_path
 from sac.types import Document
-from sac.usecases.jobs import board
+from sac.usecases.job_board import board
 from sac.usecases.workbench import Workbench
 from sac.wording import counted
 from sac.workspace import Workspace

@@ -41,8 +41,16 @@ def review_store(wb: Workbench) -> ReviewStore:
 
 
 def save_labels(wb: Workbench, labels: Iterable[ChunkLabel]) -> list[ChunkLabel]:
-    """Keep labels in the workspace (each checked: a reviewer, a label, a note of bounded length)."""
-    return review_store(wb).save_labels(labels)
+    """Keep labels in the workspace (each checked: a reviewer, a label, a note of bounded length), and say so in the
+    audit trail."""
+    saved = review_store(wb).save_labels(labels)
+    for corpus in sorted({label.corpus for label in saved}):  # one event per corpus a save touched
+        mine = [label for label in saved if label.corpus == corpus]
+        wb.audit.record("review", f"corpus {corpus!r}", labels=len(mine),
+                        counts={v: sum(label.label == v for label in mine) for v in sorted({m.label for m in mine})},
+                        questions=sorted({label.query_id for label in mine}),
+                        methods=sorted({label.method for label in mine}))
+    return saved
 
 
 def add_ground_truth(wb: Workbench, *, corpus: str, query_id: str, query: str, document: Document, start: int, end: int,
@@ -50,7 +58,10 @@ def add_ground_truth(wb: Workbench, *, corpus: str, query_id: str, query: str, d
     """Mark ``document``'s characters [start, end) as the answer to ``query``, checked against its text."""
     span = make_gold_span(corpus=corpus, query_id=query_id, query=query, doc_id=document.doc_id,
                           doc_text=document.text, start=start, end=end, reviewer=reviewer, note=note)
-    return review_store(wb).add_gold(span)
+    added = review_store(wb).add_gold(span)
+    wb.audit.record("review", f"corpus {corpus!r}", query_id=query_id, doc_id=document.doc_id, span=[start, end],
+                    label="ground truth")
+    return added
 
 
 def reviewed_questions(wb: Workbench, corpus: str, documents: Sequence[Document]) -> dict[str, Query]:

@@ -23,10 +23,10 @@ from sac.usecases.workbench import Workbench
 
 
 def record_vectors(config: SacConfig, folder: Path, dataset_names: Sequence[str] | None, methods: Sequence[MethodSpec],
-                   progress: Progress | None = None) -> tuple[Path, int]:
+                   progress: Progress | None = None, *, part: str = "", float16: bool = False) -> tuple[Path, int]:
     """Build ``methods`` over the benchmark's datasets in a temporary workspace with the configured model (one that
-    seeds can serve: ``PACKAGED``), and write every text embedded, with its vector, to ``folder``'s seed file.
-    Returns the file and its rows."""
+    seeds can serve: ``PACKAGED``), and write every text embedded, with its vector, to ``folder``'s seed file (its
+    ``part`` file, beside the main one; float16 with ``float16``). Returns the file and its rows."""
     identity = model_identity(config.embedder)
     if identity is None:
         raise ConfigError(f"Shipped vectors are made with the packaged model ({', '.join(PACKAGED)}), "
@@ -39,7 +39,8 @@ def record_vectors(config: SacConfig, folder: Path, dataset_names: Sequence[str]
         for ds in datasets:
             wb.build(corpus_name(folder.name, ds), ds.all_documents, methods, progress=progress)
         wb.close_store()
-    path = seed_path(folder, embedder_name(config.embedder))
+    path = seed_path(folder, embedder_name(config.embedder), part)
     rows = write_seed(path, recorder.texts, np.asarray(recorder.vectors, dtype=np.float32),
-                      embedder=embedder_name(config.embedder), model=identity)
+                      embedder=embedder_name(config.embedder), model=identity,
+                      dtype=np.float16 if float16 else np.float32)
     return path, rows

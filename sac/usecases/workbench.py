@@ -28,6 +28,7 @@ from sac.index.client import make_client, release_store
 from sac.index.compaction import settle_collection
 from sac.index.documents import collection_name as doc_collection_name
 from sac.index.documents import document_index
+from sac.index.records import embedding_text, records_fingerprint
 from sac.index.shard_book import Shard
 from sac.index.shards import require_server, sync_shard
 from sac.index.store import Index, IndexKey, SyncReport, list_indexes, write_lock
@@ -40,13 +41,14 @@ from sac.summaries.registry import make_summarizer
 from sac.summaries.runs import summarize_corpus
 from sac.summaries.store import SummaryStore
 from sac.types import Chunk, Document, Hit, Summary, check_k, check_query
+from sac.usecases.estimates import PlannedIndex, embed_units
 from sac.workspace import Workspace
 
 # What the app shares across its sessions (one model per embedder, one store client per store, held in its caches)
 # and starts when a page opens, from the stages.
 __all__ = ["BUILTIN_STRATEGIES", "Workbench", "embedder_name", "make_client", "make_embedder", "preload"]
 
-BUILTIN_STRATEGIES = ("generic", "expert")
+BUILTIN_STRATEGIES = ("generic", "expert", "generic-names", "expert-names")
 
 
 class Workbench:
@@ -145,6 +147,43 @@ class Workbench:
     def index(self, corpus: str, method: MethodSpec) -> Index:
         key = IndexKey(corpus, method.index_name, self.embedder_name, self.config.chunking_key)
         return Index(self.client, key, self.config)
+
+    def plan_build(self, corpus: str, documents: Sequence[Document], methods: Sequence[MethodSpec], *,
+                   step: int = 0) -> list[PlannedIndex]:
+        """What ``build`` of these methods will do, per index, before it does any of it (``sac.usecases.estimates``).
+
+        The records each index will hold, how many this build writes (none where the index is complete and current),
+        how many of their vectors the shipped vectors hold, and the characters the model embeds. Built-in summaries
+        are made here (and kept: the build reads them); a strategy whose summaries are not stored yet (an LLM's, made
+        during the build) counts its summaries at the configured length. Nothing is written to the index."""
+        seeds = self.shipped_vectors()
+        doc_hashes = {d.doc_id: d.content_hash for d in documents}
+        planned: list[PlannedIndex] = []
+        for method in methods:
+            if any(p.name == method.index_name for p in planned):
+                continue
+            summary_text: dict[str, str | None] = {}
+            if method.strategy is not None:
+                stored = {d.doc_id: s.text for d in documents if (s := self.summary_store.current(d, method.strategy))}
+                if method.strategy in BUILTIN_STRATEGIES and len(stored) < len(documents):
+                    stored = {k: s.text for k, s in self.summaries(documents, method.strategy).items()}
+                placeholder = "x" * self.config.summary_chars  # an LLM summary still to come: its length only
+                summary_text = {d.doc_id: stored.get(d.doc_id, placeholder) for d in documents}
+            chunks, prefixes = index_inputs(method.index, documents, self.chunks, self.config.chunk_size)
+            index = self.index(corpus, method)
+            held = index.count() if index.exists() else 0
+            if held and index.is_complete() and held == len(chunks) and index.fingerprint() == records_fingerprint(
+                    chunks, doc_hashes, summary_text, prefixes):
+                planned.append(PlannedIndex(step, method.index_name, len(chunks)))
+                continue
+            texts = [embedding_text(c, summary_text.get(c.doc_id), prefixes.get(c.chunk_id)) for c in chunks]
+            missing = [t for t in texts if not any(seed.get(t) is not None for seed in seeds)]
+            share = 1.0 - min(held, len(chunks)) / len(chunks) if chunks else 0.0  # a resumed build: what is left
+            planned.append(PlannedIndex(
+                step, method.index_name, len(chunks), to_write=round(len(chunks) * share),
+                copied=round((len(texts) - len(missing)) * share),
+                embed_units=round(sum(embed_units(t) for t in missing) * share)))
+        return planned
 
     def build(
         self, corpus: str, documents: Sequence[Document], methods: Sequence[MethodSpec], *,
@@ -314,13 +353,18 @@ class Workbench:
 
     def search_traced(
         self, corpus: str, methods: Sequence[MethodSpec], queries: Sequence[str], k: int, *,
-        query_vectors: np.ndarray | None = None,
+        query_vectors: np.ndarray | None = None, within: Sequence[str] = (),
     ) -> dict[str, list[SearchResult]]:
-        """Per method and query, the top-k hits and the trace of how the search found them (sac.retrieval.trace)."""
+        """Per method and query, the top-k hits and the trace of how the search found them (sac.retrieval.trace).
+
+        ``within``: the documents a user pinned; every method then searches those alone."""
         check_k(k)
         for method in methods:
             self.index(corpus, method).require_complete()  # never search half an index as if whole
         vectors = self.embed_queries(queries) if query_vectors is None else query_vectors
+        if within:
+            return {m.name: pipeline.search_within(self.search_sources(corpus, m), m.search, queries, vectors, k,
+                                                   within) for m in methods}
         return {m.name: pipeline.search(self.search_sources(corpus, m), m.search, queries, vectors, k)
                 for m in methods}
 
