@@ -3,7 +3,7 @@ prove it changed nothing.
 
     python bench/golden.py demo --datasets contractnli --out tests/golden/demo-contractnli.jsonl.gz
     python bench/golden.py demo --datasets cuad --out bench/results/golden-demo-cuad.jsonl.gz
-    python bench/golden.py full --split dev --max-questions 120 --out bench/results/golden-full-dev.jsonl.gz
+    python bench/golden.py full --split dev --max-questions 120 --out bench/results/golden-full-dev-restructure.jsonl.gz
 
 ``demo`` searches the bundled demo datasets (their benchmark questions and a few questions without a title, which
 take the other routing branches); ``full`` one sample of dev questions per dataset and title style of the
