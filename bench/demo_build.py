@@ -125,11 +125,18 @@ def same_hits_as_recorded(wb: Any, dataset: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for method in PAPER:
         same_ids = close_scores = 0
+        same_top: dict[int, int] = {1: 0, 8: 0, 64: 0}
+        same_docs = 0
         for question, hits in zip(questions, found[method]):
             want = recorded[method, question]
-            same_ids += [h.chunk.chunk_id for h in hits] == [w[0] for w in want]
+            ids, wanted = [h.chunk.chunk_id for h in hits], [w[0] for w in want]
+            same_ids += ids == wanted
             close_scores += len(hits) == len(want) and all(abs(h.score - w[1]) <= 1e-3 for h, w in zip(hits, want))
-        out[method] = {"questions": len(questions), "same_chunks_in_order": same_ids, "scores_within_1e-3": close_scores}
+            for k in same_top:
+                same_top[k] += set(ids[:k]) == set(wanted[:k])
+            same_docs += [i.split("@")[0] for i in ids[:8]] == [w.split("@")[0] for w in wanted[:8]]
+        out[method] = {"questions": len(questions), "same_chunks_in_order": same_ids, "scores_within_1e-3": close_scores,
+                       "same_top_k_chunks": same_top, "same_documents_in_top_8": same_docs}
     return out
 
 

@@ -4,10 +4,10 @@ A benchmark folder may hold ``vectors/<embedder index name>.npz``, and parts bes
 (``vectors/<embedder index name>.<part>.npz``): the packaged model's vectors of the texts its build embeds (every
 method's chunk texts with their summaries, and the document collection's texts), as ``python -m sac vectors``
 recorded them, float32 or float16 (read back as float32). The bundled demo ships them for its ContractNLI NDAs (every
-method, float32) and for the three paper methods of its CUAD contracts (the part ``cuad``, float16: half the size, the
-same hits; bench/notes/2026-12-06-demo-build-time.md), and the app's workbench uses them
-(``Workbench.use_shipped_vectors``), so loading the demo copies those vectors rather than embedding them
-(bench/notes/2026-12-04-shipped-vectors.md). The command line and the library embed unless told to use them.
+method, float32) and for the three paper methods of its CUAD contracts (the part ``cuad``, float16: half the size,
+the same top 8 for every demo question, near-ties in low ranks may swap; bench/notes/2026-12-06-demo-build-time.md),
+and the app's workbench uses them (``Workbench.use_shipped_vectors``), so loading the demo copies those vectors
+rather than embedding them (bench/notes/2026-12-04-shipped-vectors.md). The command line and the library embed unless told to use them.
 
 A seed answers only for
 
