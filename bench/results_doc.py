@@ -89,7 +89,9 @@ def headline_section(results: Path) -> str:
              "for DRM, over documents (each with all its questions). Each split is searched against all its "
              "documents, both title styles against the same index. Every choice was made on dev; test was run once "
              "per change. `sac-generic` and `sac-expert` are the built-in summaries. README.md's table is the test "
-             "rows without the last two columns."]
+             "rows without the last two columns. The `recommended` rows were run with the routing rules that target "
+             "resolution replaced on 2026-12-06 (notes/2026-12-06-target-resolution-model.md) and have not been run "
+             "again since."]
     for split, title in (("dev", "Dev (where every choice was made)"), ("test", "Test (run once per change)")):
         names = list(dict.fromkeys(name.format(split=split, dataset=dataset)
                                    for dataset, pair in headline.RUNS.items() for name in pair))
