@@ -9,6 +9,8 @@ from typing import Any
 
 from sac.config import SacConfig
 from sac.errors import ConfigError
+from sac.types import Document
+from sac.usecases import corpus
 from sac.usecases.workbench import Workbench
 
 # The checkout this command line runs from: the demo benchmark ships in it, the source datasets sit beside it.
@@ -82,3 +84,19 @@ def pool_paths(args: argparse.Namespace) -> list[Path]:
 def dataset_names(args: argparse.Namespace) -> list[str] | None:
     """The datasets ``--datasets`` names (comma-separated), or None for every dataset of the benchmark."""
     return [d.strip() for d in args.datasets.split(",") if d.strip()] if getattr(args, "datasets", None) else None
+
+
+def one_corpus(wb: Workbench, args: argparse.Namespace) -> tuple[str, list[Document]]:
+    """The corpus a command reads, by its index name, with its documents.
+
+    ``--corpus``, or the one dataset of ``--benchmark`` that ``--dataset`` names (with ``--pool`` attached); a clear
+    error when that is not one."""
+    if args.corpus:
+        return args.corpus, list(corpus.corpus_documents(wb, args.corpus))
+    folder = Path(args.benchmark)
+    datasets = corpus.benchmark_datasets(wb, folder, dataset_names(args), pool_paths(args))
+    if len(datasets) != 1:
+        raise ConfigError(
+            f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus")
+    name, documents = corpus.dataset_documents(folder, datasets[0])
+    return name, list(documents)

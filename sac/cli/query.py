@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from sac.cli.common import ProgressBars, dataset_names, pool_paths, workbench_of
-from sac.errors import ConfigError
+from sac.cli.common import ProgressBars, one_corpus, workbench_of
 from sac.methods import method_label, parse_methods
 from sac.render.trace import trace_notes
 from sac.types import check_k, check_query
-from sac.usecases import corpus
 from sac.usecases.compare import search_question
 from sac.usecases.names import display_names
 
@@ -24,15 +21,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     text, k = check_query(args.text), check_k(args.k)  # before any index is built
     wb = workbench_of(args)
     methods = parse_methods(args.methods)
-    if args.corpus:
-        name, documents = args.corpus, corpus.corpus_documents(wb, args.corpus)
-    else:
-        folder = Path(args.benchmark)
-        datasets = corpus.benchmark_datasets(wb, folder, dataset_names(args), pool_paths(args))
-        if len(datasets) != 1:
-            raise ConfigError(
-                f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus")
-        name, documents = corpus.dataset_documents(folder, datasets[0])
+    name, documents = one_corpus(wb, args)
     wb.build(name, documents, methods, progress=ProgressBars(not args.quiet))
     found = search_question(wb, name, methods, text, k)
     pinned = frozenset([args.target_doc] if args.target_doc else [])

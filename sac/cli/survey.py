@@ -6,11 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from sac.cli.common import ProgressBars, dataset_names, pool_paths, workbench_of
+from sac.cli.common import ProgressBars, one_corpus, workbench_of
 from sac.errors import ConfigError
 from sac.methods import method_label, parse_methods
 from sac.types import check_query
-from sac.usecases import corpus
 from sac.usecases.survey import DEFAULT_METHOD, SurveyTable, survey, write_table
 
 EXCERPT_CHARS = 90
@@ -27,15 +26,7 @@ def cmd_survey(args: argparse.Namespace) -> int:
         raise ConfigError(f"--out writes a .csv or .xlsx file, got {args.out!r}")
     wb = workbench_of(args)
     methods = parse_methods(args.methods)
-    if args.corpus:
-        name, documents = args.corpus, corpus.corpus_documents(wb, args.corpus)
-    else:
-        folder = Path(args.benchmark)
-        datasets = corpus.benchmark_datasets(wb, folder, dataset_names(args), pool_paths(args))
-        if len(datasets) != 1:
-            raise ConfigError(
-                f"Name one dataset with --dataset (one of {[d.name for d in datasets]}) or a corpus with --corpus")
-        name, documents = corpus.dataset_documents(folder, datasets[0])
+    name, documents = one_corpus(wb, args)
     bars = ProgressBars(not args.quiet)
     wb.build(name, documents, methods, progress=bars)
     table = survey(wb, name, methods, text, documents=documents, per_document=args.k_per_contract, progress=bars,
