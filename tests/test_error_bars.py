@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from sac.config import SacConfig
 from sac.evaluation.runs import EvalResult, RunFolder, add_overall, save_run, score_method
+from sac.ingest.benchmark import load_benchmark
 from sac.render import plots
 from sac.types import Chunk, Dataset, Document, Hit, Query, Span
 from sac.usecases.evaluate import run_uncertainty
@@ -30,15 +31,8 @@ DATASETS = ["nli-a", "nli-b", "nli-one"]
 
 def _demo_questions() -> tuple[tuple[Document, ...], list[Query]]:
     """The demo's ContractNLI questions with their gold spans, and the NDAs they are about."""
-    raw = json.loads((DEMO / "benchmarks" / "contractnli.json").read_text(encoding="utf-8"))
-    docs: dict[str, Document] = {}
-    queries = []
-    for i, test in enumerate(raw["tests"]):
-        gold = tuple(Span(s["file_path"], *s["span"]) for s in test["snippets"])
-        for s in gold:
-            docs.setdefault(s.doc_id, Document(s.doc_id, (DEMO / "corpus" / s.doc_id).read_text(encoding="utf-8")))
-        queries.append(Query(f"q{i}", test["query"], gold))
-    return tuple(docs.values()), queries
+    [dataset] = load_benchmark(DEMO, ["contractnli"])
+    return tuple(dataset.documents), list(dataset.queries)
 
 
 def _hits(query: Query, documents: tuple[Document, ...], rank: int) -> list[Hit]:
