@@ -147,9 +147,28 @@ def app(datasets: str, llm: bool, every: float) -> dict[str, Any]:
     from sac.config import SacConfig
     from sac.index.client import make_client
     from sac.index.store import list_indexes
+    from sac.usecases import estimates, jobs
     from sac.usecases.job_board import board
 
     before = load()
+    # Every report the build makes and every booking to the rates, from the click: what an estimator can be
+    # replayed on (bench/notes/2026-12-07-build-estimate.md).
+    trace: list[dict[str, Any]] = []
+    account, record = jobs.BuildJob._account, estimates.Rates.record
+
+    def traced_account(job: Any, i: int, stage: str, done: int, total: int) -> None:
+        trace.append({"at_s": round(time.perf_counter() - started, 3), "step": i, "stage": stage, "done": done,
+                      "total": total})
+        account(job, i, stage, done, total)
+
+    def traced_record(rates: Any, kind: str, units: float, seconds: float) -> None:
+        trace.append({"at_s": round(time.perf_counter() - started, 3), "kind": kind, "units": units,
+                      "seconds": round(seconds, 4)})
+        record(rates, kind, units, seconds)
+
+    jobs.BuildJob._account = traced_account  # type: ignore[method-assign]
+    estimates.Rates.record = traced_record  # type: ignore[method-assign]
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SAC_WORKSPACE"] = str(Path(tmp) / "workspace")
         home = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3600).run()
@@ -188,7 +207,7 @@ def app(datasets: str, llm: bool, every: float) -> dict[str, Any]:
             "click_run_s": round(clicked_s, 1), "state": status.state, "whole_demo_s": round(ended, 1),
             "cuad_paper_methods_ready_s": max(paper) if paper and None not in paper else None,
             "index_complete_s": complete, "messages": [text for _, text in status.messages],
-            "estimates": estimates, "estimate_error_after_1_min": errors,
+            "estimates": estimates, "trace": trace, "estimate_error_after_1_min": errors,
             "estimate_error_at_1_min": errors[0]["error"] if errors else None,
             "estimate_error_max_after_1_min": max((e["error"] for e in errors), default=None),
             "load_before": before, "load_after": load()}

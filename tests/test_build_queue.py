@@ -32,7 +32,9 @@ WAIT = 30  # seconds any step of a test may wait for a thread
 
 class ScriptedWorkbench:
     """Builds nothing: reports each index's progress in batches, each batch waiting for ``go`` (one release per batch),
-    and records the order of the indexes it built. ``seconds`` per batch are added to a fake clock."""
+    and records the order of the indexes it built. ``seconds`` per batch are added to a fake clock, timed as the real
+    store reports: it embeds a batch ahead of what it has written, so its first report follows two batches'
+    embedding and its last one only the last write."""
 
     def __init__(self, records: int = 4, batch: int = 2, seconds: float = 0.0) -> None:
         self.records, self.batch, self.seconds = records, batch, seconds
@@ -56,9 +58,10 @@ class ScriptedWorkbench:
         for method in methods:
             name = method.index_name
             progress(EMBED_STAGE + name, 0, self.records)
-            for done in range(self.batch, self.records + 1, self.batch):
+            ends = range(self.batch, self.records + 1, self.batch)
+            for j, done in enumerate(ends):
                 assert self.free or self.go.acquire(timeout=WAIT), "the test never let the batch go"
-                self.now += self.seconds
+                self.now += self.seconds * (2 if j == 0 and len(ends) > 1 else 0 if j == len(ends) - 1 and j else 1)
                 progress(EMBED_STAGE + name, done, self.records)
             progress(FINISH_STAGE + name, 0, 1)
             self.built.append((corpus, name))
@@ -260,6 +263,29 @@ def test_the_estimate_is_the_planned_work_at_measured_rates_and_follows_a_slow_m
     assert len(after_first_index) >= 16
     for now, left in after_first_index:
         assert abs(left - (total - now)) <= 0.25 * (total - now), (now, left)
+
+
+def test_loading_the_model_is_no_work_the_rates_learn_from():
+    """The model loads once, before the first step that embeds: its seconds are booked to no kind of work, so the
+    first batch's rate is the embedding's alone."""
+
+    class Loading(ScriptedWorkbench):
+        loads = 0
+
+        @property
+        def embedder(self):
+            self.loads += 1
+            self.now += 30.0  # a slow model load
+            return object()
+
+    wb = Loading(records=512, batch=64, seconds=6.0)
+    wb.free = True
+    rates = Rates()
+    job = BuildJob(wb, "Two", [_step("two", "baseline,sac-generic")], clock=wb.clock, rates=rates)
+    assert job.start().wait(WAIT) and job.status().state == "done"
+    assert wb.loads == 1 and wb.now == pytest.approx(30.0 + 2 * 8 * 6.0)
+    booked = sum(seconds for seconds, _ in rates.measured().values())
+    assert booked == pytest.approx(2 * 8 * 6.0)  # every batch's seconds, none of the load's
 
 
 def test_rates_start_at_the_prior_and_follow_what_is_measured_even_for_kinds_not_measured_yet():

@@ -131,6 +131,14 @@ class Line(Protocol):
     def ahead_of(self, job: BuildJob) -> BuildJob | None: ...
 
 
+def _embedded(written: int, to_write: int, batch: int) -> int:
+    """Records the store has embedded when it reports ``written`` of ``to_write`` written: a ``batch`` ahead (it
+    embeds the next batch while the last one is written: sac.index.store, ``_embed_and_write``), all at the end."""
+    if written <= 0:
+        return 0
+    return to_write if written >= to_write else min(written + batch, to_write)
+
+
 @dataclass(eq=False)  # a job is itself (hashable, compared by identity), not its fields
 class BuildJob:
     """Runs ``steps`` one after another on a daemon thread through ``workbench.build``.
@@ -163,6 +171,7 @@ class BuildJob:
         self._shares: dict[tuple[int, str], _Share] = {}
         self._plan: dict[tuple[int, str], PlannedIndex] = {}
         self._left: dict[tuple[int, str], dict[str, float]] = {}  # work not done yet, per index, by kind
+        self._batch: dict[tuple[int, str], int] = {}  # per index, the records of its store's first written batch
         self._planned = False
         self._tick: tuple[float, str, int] = (self.clock(), "", 0)  # the last report: when, which stage, how far
         self._current: tuple[int, str] | None = None  # the index under way
@@ -327,6 +336,7 @@ class BuildJob:
                 with self._lock:
                     self._step = i
                 self._await_turn()
+                self._load_model(i)
                 with self._lock:
                     self._stage_text = "chunking…"
                 reports = self.workbench.build(step.corpus, step.documents, step.methods,
@@ -435,10 +445,15 @@ class BuildJob:
             records = done - last_done
             if records <= 0:
                 return
-            chars = plan.embed_units * records / max(plan.to_write, 1)
+            # The store embeds one batch ahead of what it has written (the next batch is embedded while the last
+            # is written), so a report of ``done`` written follows ``_embedded(done)`` embedded.
+            batch = self._batch.setdefault(key, records)  # the store's batch: what its first report wrote
+            ahead = _embedded(done, plan.to_write, batch) - _embedded(last_done, plan.to_write, batch)
+            chars = plan.embed_units * ahead / max(plan.to_write, 1)
             write, embed = records * self._rates.per_unit(WRITE), chars * self._rates.per_unit(EMBED)
             self._spend(left, WRITE, records, spent * write / (write + embed))
-            self._spend(left, EMBED, chars, spent * embed / (write + embed))
+            if chars > 0:
+                self._spend(left, EMBED, chars, spent * embed / (write + embed))
         elif stage.startswith(FINISH_STAGE) and done >= total:
             key = (i, stage[len(FINISH_STAGE):])
             left = self._left.get(key)
@@ -447,6 +462,17 @@ class BuildJob:
                     left[kind] = 0.0
                 self._spend(left, FINISH, left[FINISH], spent)
             self._current = None
+
+    def _load_model(self, i: int) -> None:
+        """Load the embedding model before step ``i`` when its plan embeds any text, as work of its own: the rates
+        learn nothing from it (loading once is no per-record cost), and the first batch is not booked with it."""
+        if not any(p.embed_units for (j, _), p in self._plan.items() if j == i):
+            return
+        with self._lock:
+            self._stage_text = "loading the embedding model…"
+        getattr(self.workbench, "embedder", None)  # loaded once per workbench; later steps find it loaded
+        with self._lock:
+            self._tick = (self.clock(), "", 0)  # the load is no work the rates learn from
 
     def _spend(self, left: dict[str, float], kind: str, units: float, seconds: float) -> None:
         self._rates.record(kind, units, seconds)
