@@ -25,7 +25,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, ROOT, write_json
+from common import RESULTS, ROOT, machine, write_json
 
 sys.path.insert(0, str(ROOT))
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _open, _settle, streamlit_server  # noqa: E402
@@ -91,7 +91,8 @@ def main() -> int:
 
     questions = [q.text for q in load_benchmark(ROOT / "data" / "demo", ["cuad"])[0].queries]
     questions = list(dict.fromkeys(questions))[: 2 * args.runs]
-    result: dict[str, Any] = {"what": "Compare, three paper methods, k = 8, CUAD demo: Enter to answer in Chromium"}
+    result: dict[str, Any] = {"what": "Compare, three paper methods, k = 8, CUAD demo: Enter to answer in Chromium",
+                              "machine": machine()}
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "workspace"
         shutil.copytree(args.workspace, workspace)
