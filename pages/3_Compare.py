@@ -8,7 +8,7 @@ from sac.errors import SacError
 from sac.methods import BASE_METHODS, method_label, parse_method, searchable_methods
 from sac.render import plots
 from sac.render.highlight import render_context, render_hit, render_labelled, render_plain
-from sac.render.trace import named_target, offered_targets, trace_notes
+from sac.render.trace import how_sure, named_target, offered_targets, trace_notes
 from sac.types import document_title
 from sac.usecases.compare import ComparisonRequest, DocumentDiff, compare_methods, document_diffs, metrics_frame
 from sac.usecases.diagnostics import hit_boilerplate
@@ -162,7 +162,7 @@ st.session_state["last_comparison"] = ComparisonRequest(
 titles = {d: n.label for d, n in names.items()}
 if named is not None:
     st.caption(f"Flagged against the contract the question names: {widgets.literal(shown_label(named.doc_id))} "
-               f"({100 * named.probability:.0f} % sure). Pin a contract above to search inside it alone.")
+               f"({how_sure(named.probability)}). Pin a contract above to search inside it alone.")
 offered = offered_targets(traces) if source == "Your own question" and not pinned else []
 if offered:
     st.markdown("**Which contract did you mean?** The question names no contract for sure; choosing one pins it "

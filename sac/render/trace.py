@@ -87,6 +87,11 @@ def offered_targets(traces: Iterable[SearchTrace], limit: int = 5) -> list[Candi
     return sorted(best.values(), key=lambda c: (-c.probability, c.doc_id))[:limit]
 
 
+def how_sure(probability: float) -> str:
+    """A target's probability as every page and the command line say it: "84% sure"."""
+    return f"{probability:.0%} sure"
+
+
 def _named(resolved: TargetsResolved, titles: Mapping[str, str]) -> str:
     """What the question names, how sure, and from what clues; or why it names nothing."""
     where = "file names or text" if resolved.file_names else "text"
@@ -100,7 +105,7 @@ def _named(resolved: TargetsResolved, titles: Mapping[str, str]) -> str:
                 "win.")
     if resolved.confident:
         top = likely[0]
-        return f"{titles.get(top.doc_id, document_title(top.doc_id))} ({top.probability:.0%} sure): {_clues(top, resolved.file_names)}."
+        return f"{titles.get(top.doc_id, document_title(top.doc_id))} ({how_sure(top.probability)}): {_clues(top, resolved.file_names)}."
     listed = "; ".join(f"{titles.get(c.doc_id, document_title(c.doc_id))} {c.probability:.0%} ({_clues(c, resolved.file_names)})"
                        for c in likely)
     searched = ("searched inside the most probable" if resolved.titled
