@@ -211,6 +211,17 @@ def demo_workspace(tmp_path_factory, memo) -> Path:
 
 
 @pytest.fixture(scope="session")
+def survey_workspace(tmp_path_factory, memo) -> Path:
+    """A workspace with tests/survey_corpus.py's three contracts indexed (baseline, sac-generic). Read-only: a test
+    that writes works on its own ``shutil.copytree`` of it."""
+    from tests import survey_corpus
+
+    workspace = tmp_path_factory.mktemp("survey") / "workspace"
+    survey_corpus.build(workspace, memo)
+    return workspace
+
+
+@pytest.fixture(scope="session")
 def demo_datasets():
     from sac.ingest.benchmark import load_benchmark
 

@@ -31,12 +31,10 @@ CLAUSES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sources" / 
 QUESTION = "Which law governs the agreement?"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory, memo) -> Path:
-    """A workspace with the three contracts indexed (baseline, sac-generic)."""
-    workspace = tmp_path_factory.mktemp("survey") / "workspace"
-    survey_corpus.build(workspace, memo)
-    return workspace
+@pytest.fixture
+def built(survey_workspace) -> Path:
+    """The three contracts indexed (baseline, sac-generic): conftest's ``survey_workspace``, which these tests read."""
+    return survey_workspace
 
 
 @pytest.fixture

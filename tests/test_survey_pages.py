@@ -18,17 +18,10 @@ APP = str(ROOT / "app.py")
 QUESTION = "Which law governs the agreement?"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory, memo) -> Path:
-    workspace = tmp_path_factory.mktemp("survey-pages") / "workspace"
-    survey_corpus.build(workspace, memo)
-    return workspace
-
-
 @pytest.fixture
-def workspace(built, app_memo, monkeypatch, tmp_path) -> Path:
+def workspace(survey_workspace, app_memo, monkeypatch, tmp_path) -> Path:
     copy = tmp_path / "workspace"
-    shutil.copytree(built, copy)
+    shutil.copytree(survey_workspace, copy)
     monkeypatch.setenv("SAC_WORKSPACE", str(copy))
     return copy
 
