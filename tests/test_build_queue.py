@@ -335,11 +335,11 @@ def _sidebar_captions(at) -> list[str]:
     return [c.value for c in at.sidebar.caption] + [p.proto.text for p in at.sidebar.get("progress")]
 
 
-@pytest.mark.slow
-def test_the_sidebar_shows_my_builds_in_line_and_i_move_my_upload_ahead_and_cancel_the_demo(monkeypatch):
-    """Home's demo load, then an upload on Corpus, in one browser session: the upload waits next in line; moved ahead,
-    it takes over when the demo completes its current index (the demo pauses there); the demo, cancelled while
-    paused, ends with nothing part-way and says what it did not build."""
+@pytest.fixture
+def demo_loading(monkeypatch):
+    """Home's **Load the demo corpus** clicked (ContractNLI, no LLM indexes), every text embedded through a turnstile
+    the test opens batch by batch: (the home page, the embedder, the job board). Afterwards the turnstile is opened
+    and the board left idle."""
     import os
 
     from streamlit.testing.v1 import AppTest
@@ -354,46 +354,11 @@ def test_the_sidebar_shows_my_builds_in_line_and_i_move_my_upload_ahead_and_canc
     settings._load_embedder.clear()
     jobs = board(os.environ["SAC_WORKSPACE"])
     try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
-        at.radio(key="home_demo_datasets").set_value("contractnli")
-        at.checkbox(key="home_demo_llm").set_value(False)
-        at.button(key="home_load_demo").click().run()
-        [demo] = jobs.active()
-        _until(lambda: embedder.calls >= 1)  # the demo's baseline waits to be embedded
-
-        at.switch_page("pages/1_Corpus.py").run()
-        at.multiselect(key="corpus_methods").set_value(["baseline"]).run()
-        at.text_input(key="corpus_new_name").input("mine").run()
-        at.file_uploader(key="corpus_files_0").set_value([("mine.txt", _documents(1)[0].text.encode(), "text/plain")]).run()
-        at.button(key="corpus_build").click().run()
-        assert not at.exception, [e.value for e in at.exception]
-        [_, upload] = jobs.active()
-        _until(lambda: upload.status().starts_in_s is not None)
-        at.run()
-        captions = _sidebar_captions(at)
-        assert any(c.startswith("Building mine: queued, next in line behind Demo · starts in about ") for c in captions), captions
-        assert any(c.startswith("Demo: ") and " left" in c for c in captions), captions  # the bar, with its time left
-
-        at.button(key=f"sac_job_ahead_{upload.job_id}").click().run()
-        assert jobs.active() == [upload, demo] and demo.status().state == "running"
-        embedder.allow(1)  # the demo's baseline: a safe point, where it pauses
-        _until(lambda: upload.status().state == "running")
-        at.run()
-        assert demo.status().paused
-        assert any(c.startswith("Demo: paused at ") and "so that Building mine goes first" in c
-                   for c in _sidebar_captions(at)), _sidebar_captions(at)
-
-        at.button(key=f"sac_job_cancel_{demo.job_id}").click().run()
-        assert demo.wait(WAIT) and demo.status().state == "cancelled"
-        embedder.free.set()
-        assert upload.wait(WAIT) and upload.status().state == "done"
-        at.run()
-        [(_, said)] = [m for m in demo.status().messages if m[0] == "warning"]
-        assert "No index was left part-way." in said
-        assert "Not built: sac-generic, sac-expert of demo-contractnli." in said
-        built = {(i.corpus, i.method): i.complete for i in list_indexes(upload.workbench.client)}
-        assert built == {("demo-contractnli", "baseline"): True, ("mine", "baseline"): True}
-        assert not [c for c in _sidebar_captions(at) if "queued" in c or "paused" in c]
+        home = AppTest.from_file(APP, default_timeout=60).run()
+        home.radio(key="home_demo_datasets").set_value("contractnli")
+        home.checkbox(key="home_demo_llm").set_value(False)
+        home.button(key="home_load_demo").click().run()
+        yield home, embedder, jobs
     finally:
         embedder.free.set()
         jobs.wait_idle(WAIT)
@@ -401,54 +366,81 @@ def test_the_sidebar_shows_my_builds_in_line_and_i_move_my_upload_ahead_and_canc
 
 
 @pytest.mark.slow
-def test_compare_during_the_demo_build_names_what_it_waits_for_and_its_methods_follow_the_indexes(monkeypatch):
+def test_the_sidebar_shows_my_builds_in_line_and_i_move_my_upload_ahead_and_cancel_the_demo(demo_loading):
+    """Home's demo load, then an upload on Corpus, in one browser session: the upload waits next in line; moved ahead,
+    it takes over when the demo completes its current index (the demo pauses there); the demo, cancelled while
+    paused, ends with nothing part-way and says what it did not build."""
+    at, embedder, jobs = demo_loading
+    [demo] = jobs.active()
+    _until(lambda: embedder.calls >= 1)  # the demo's baseline waits to be embedded
+
+    at.switch_page("pages/1_Corpus.py").run()
+    at.multiselect(key="corpus_methods").set_value(["baseline"]).run()
+    at.text_input(key="corpus_new_name").input("mine").run()
+    at.file_uploader(key="corpus_files_0").set_value([("mine.txt", _documents(1)[0].text.encode(), "text/plain")]).run()
+    at.button(key="corpus_build").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [_, upload] = jobs.active()
+    _until(lambda: upload.status().starts_in_s is not None)
+    at.run()
+    captions = _sidebar_captions(at)
+    assert any(c.startswith("Building mine: queued, next in line behind Demo · starts in about ") for c in captions), captions
+    assert any(c.startswith("Demo: ") and " left" in c for c in captions), captions  # the bar, with its time left
+
+    at.button(key=f"sac_job_ahead_{upload.job_id}").click().run()
+    assert jobs.active() == [upload, demo] and demo.status().state == "running"
+    embedder.allow(1)  # the demo's baseline: a safe point, where it pauses
+    _until(lambda: upload.status().state == "running")
+    at.run()
+    assert demo.status().paused
+    assert any(c.startswith("Demo: paused at ") and "so that Building mine goes first" in c
+               for c in _sidebar_captions(at)), _sidebar_captions(at)
+
+    at.button(key=f"sac_job_cancel_{demo.job_id}").click().run()
+    assert demo.wait(WAIT) and demo.status().state == "cancelled"
+    embedder.free.set()
+    assert upload.wait(WAIT) and upload.status().state == "done"
+    at.run()
+    [(_, said)] = [m for m in demo.status().messages if m[0] == "warning"]
+    assert "No index was left part-way." in said
+    assert "Not built: sac-generic, sac-expert of demo-contractnli." in said
+    built = {(i.corpus, i.method): i.complete for i in list_indexes(upload.workbench.client)}
+    assert built == {("demo-contractnli", "baseline"): True, ("mine", "baseline"): True}
+    assert not [c for c in _sidebar_captions(at) if "queued" in c or "paused" in c]
+
+
+@pytest.mark.slow
+def test_compare_during_the_demo_build_names_what_it_waits_for_and_its_methods_follow_the_indexes(demo_loading):
     """Compare opened while the demo builds searches the indexes that are ready, names the others with when they
     should be ready, and takes each one up as it is completed, until the user chooses the methods."""
-    import os
-
     from streamlit.testing.v1 import AppTest
 
-    from sac.usecases.job_board import board
     from tests.conftest import APP
-    from webapp import settings
 
-    embedder = TurnstileEmbedder()
-    monkeypatch.setattr(settings, "make_embedder", lambda cfg: embedder)
-    monkeypatch.setattr("sac.usecases.workbench.benchmark_seed", lambda folder, configured: None)
-    settings._load_embedder.clear()
-    jobs = board(os.environ["SAC_WORKSPACE"])
-    try:
-        home = AppTest.from_file(APP, default_timeout=60).run()
-        home.radio(key="home_demo_datasets").set_value("contractnli")
-        home.checkbox(key="home_demo_llm").set_value(False)
-        home.button(key="home_load_demo").click().run()
-        [demo] = jobs.active()
+    _, embedder, jobs = demo_loading
+    [demo] = jobs.active()
 
-        compare = AppTest.from_file(APP, default_timeout=60).switch_page("pages/3_Compare.py").run()
-        assert any("No corpus is indexed" in w.value for w in compare.warning)
-        assert any(i.value.startswith("Still being built for demo-contractnli: baseline (") for i in compare.info)
+    compare = AppTest.from_file(APP, default_timeout=60).switch_page("pages/3_Compare.py").run()
+    assert any("No corpus is indexed" in w.value for w in compare.warning)
+    assert any(i.value.startswith("Still being built for demo-contractnli: baseline (") for i in compare.info)
 
-        embedder.allow(1)  # the baseline
-        _until(lambda: [n for n, _ in jobs.pending("demo-contractnli")] == ["sac-generic", "sac-expert"])
-        compare.run()
-        assert compare.multiselect(key="cmp_methods").value == ["baseline"]
-        [notice] = [i.value for i in compare.info if i.value.startswith("Still being built")]
-        assert notice.startswith("Still being built for demo-contractnli: sac-generic (building now, about ")
-        assert "; sac-expert (later in Demo, about " in notice and "baseline" not in notice
-        assert [h.value for h in compare.subheader] == ["baseline"]  # it answers with what is ready
+    embedder.allow(1)  # the baseline
+    _until(lambda: [n for n, _ in jobs.pending("demo-contractnli")] == ["sac-generic", "sac-expert"])
+    compare.run()
+    assert compare.multiselect(key="cmp_methods").value == ["baseline"]
+    [notice] = [i.value for i in compare.info if i.value.startswith("Still being built")]
+    assert notice.startswith("Still being built for demo-contractnli: sac-generic (building now, about ")
+    assert "; sac-expert (later in Demo, about " in notice and "baseline" not in notice
+    assert [h.value for h in compare.subheader] == ["baseline"]  # it answers with what is ready
 
-        embedder.allow(2)  # sac-generic: its chunks, then its document collection
-        _until(lambda: [n for n, _ in jobs.pending("demo-contractnli")] == ["sac-expert"])
-        compare.run()  # what the sidebar's panel does in a browser when it sees the index completed
-        assert compare.multiselect(key="cmp_methods").value == ["baseline", "sac-generic"]
+    embedder.allow(2)  # sac-generic: its chunks, then its document collection
+    _until(lambda: [n for n, _ in jobs.pending("demo-contractnli")] == ["sac-expert"])
+    compare.run()  # what the sidebar's panel does in a browser when it sees the index completed
+    assert compare.multiselect(key="cmp_methods").value == ["baseline", "sac-generic"]
 
-        compare.multiselect(key="cmp_methods").set_value(["sac-generic"]).run()  # the user's own choice
-        embedder.free.set()
-        assert demo.wait(WAIT)
-        compare.run()
-        assert compare.multiselect(key="cmp_methods").value == ["sac-generic"]
-        assert not [i for i in compare.info if i.value.startswith("Still being built")]
-    finally:
-        embedder.free.set()
-        jobs.wait_idle(WAIT)
-        settings._load_embedder.clear()
+    compare.multiselect(key="cmp_methods").set_value(["sac-generic"]).run()  # the user's own choice
+    embedder.free.set()
+    assert demo.wait(WAIT)
+    compare.run()
+    assert compare.multiselect(key="cmp_methods").value == ["sac-generic"]
+    assert not [i for i in compare.info if i.value.startswith("Still being built")]
