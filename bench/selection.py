@@ -12,7 +12,9 @@ evidence), built into bench/.workspace/full if missing. Each split is searched a
 
 Every row names the split, the pool (documents), the title style, the question subset (all; the
 ``identifiable`` questions whose title names something found in its document and in at most 3 others; the
-``unidentifiable`` rest) and the embedder. Figures are the mean over k in {1, 2, 4, 8, 16, 32, 64} with 95 %
+``unidentifiable`` rest; ``named alone``: a name of its title that its own contract writes and no other contract of
+the pool it is searched in) and the embedder. Methods with target resolution add coverage, DRM@1 on the covered
+questions and AUROC (sac.evaluation.selective) per block. Figures are the mean over k in {1, 2, 4, 8, 16, 32, 64} with 95 %
 bootstrap intervals over questions (sac.evaluation.uncertainty), DRM@1, and each method's paired DRM difference
 to ``sac-generic``.
 
@@ -33,14 +35,21 @@ from typing import Any
 
 import common
 import legalbench_titles
+import numpy as np
 import pandas as pd
 from common import RESULTS, SOURCES_DIR, log, machine, write_json, write_results
 
+from sac.chunking.recipe import index_inputs
 from sac.config import SacConfig
+from sac.embedding.seeds import SeededEmbedder, VectorSeed, text_digest
+from sac.evaluation.selective import selective_figures
 from sac.evaluation.uncertainty import bootstrap_intervals, format_interval, paired_difference
+from sac.index.records import embedding_text
 from sac.ingest.benchmark import load_benchmark
 from sac.ingest.builders import BUILDERS, MANIFEST_VERSION, TITLE_STYLES, contractnli_filename_title, cuad_filename_title
-from sac.methods import parse_methods
+from sac.ingest.catalog import corpus_name
+from sac.ingest.identifiable import as_text, identifiable
+from sac.methods import MethodSpec, parse_methods
 from sac.types import Dataset
 from sac.usecases.benchmarks import dev_documents
 from sac.usecases.evaluate import evaluate
@@ -50,9 +59,10 @@ FULL = common.WORKSPACES / "full"
 WORKSPACE = common.WORKSPACES / "selection"
 REFERENCE = "sac-generic"
 QUESTION_COLUMNS = [
-    "dataset", "titles", "query_id", "identifiable", "method", "k", "precision", "recall", "drm", "wrong", "retrieved",
-    "document",
+    "dataset", "titles", "query_id", "identifiable", "named", "method", "k", "precision", "recall", "drm", "wrong",
+    "retrieved", "document",
 ]
+TARGET_COLUMNS = ["confidence", "sure", "target"]  # the methods with target resolution (sac.evaluation.selective)
 SWEEP = ",".join([
     "baseline", "sac-generic", "sac-expert",
     "sac-generic+names", "sac-generic+docs1", "sac-generic+docs1+names", "sac-generic+docs2+names",
@@ -77,6 +87,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="small corpora: the split's documents in consecutive pools of N by text hash (a remainder "
                         "of fewer than N left out), each question searched in its own pool's indexes; one block per "
                         "title style over all pools (datasets <dataset>-<split>-of<N>-<i>)")
+    parser.add_argument("--same-type-pools", type=int,
+                        help="small corpora of one kind: the split's documents in pools of N of one contract type "
+                        "(same_type_pools), each question searched in its own pool's indexes; one block per title "
+                        "style over all pools (datasets <dataset>-<split>-<type><N>-<i>)")
     parser.add_argument("--named-pool", action="store_true",
                         help="ContractNLI as LegalBench-RAG selects it: only the NDAs whose file name names a party "
                         "(its generator drops the others, titled 'Arbitrary Non-Disclosure Agreement'), with their "
@@ -123,6 +137,33 @@ def load_split(dataset: str, split: str, root: Path = FULL,
         tests = json.loads((root / style / "benchmarks" / f"{name}.json").read_text(encoding="utf-8"))["tests"]
         tags = {q.query_id: list(t.get("tags", [])) for q, t in zip(ds.queries, tests)}
         out[style] = (_file_ids(ds, f"{name}/"), tags)
+    return out
+
+
+def title_names(dataset: str, split: str, style: str, root: Path = FULL) -> dict[str, list[str]]:
+    """Per question id, the names its title gives (the parties, or the file name's company), as the builder kept
+    them; empty for a style whose benchmark does not keep them."""
+    name = f"{dataset}-{split}"
+    path = root / style / "benchmarks" / f"{name}.json"
+    if not path.is_file():
+        return {}
+    [ds] = load_benchmark(root / style, [name])
+    tests = json.loads(path.read_text(encoding="utf-8"))["tests"]
+    return {q.query_id: list(t.get("names", [])) for q, t in zip(ds.queries, tests)}
+
+
+def named_alone(pools: list[Dataset], names: dict[str, list[str]]) -> dict[str, bool]:
+    """Per question id: whether a name of its title is written in its own contract and in no other of the pool it
+    is searched in (sac.ingest.identifiable with at most 1 document), the questions a right target resolution
+    must answer from their contract alone."""
+    out = {}
+    for pool in pools:
+        texts = {d.doc_id: as_text(d.text) for d in pool.documents}
+        cache: dict[str, int] = {}
+        for q in pool.queries:
+            [doc] = sorted(q.gold_doc_ids)[:1] or [""]
+            out[q.query_id] = bool(doc in texts and identifiable(names.get(q.query_id, []), texts[doc],
+                                                                 list(texts.values()), cache, max_docs=1))
     return out
 
 
@@ -221,6 +262,36 @@ def same_type_pools(ds: Dataset, n: int) -> list[Dataset]:
     return pools
 
 
+def split_seed(wb: Workbench, ds: Dataset, methods: list[MethodSpec]) -> VectorSeed | None:
+    """The vectors the split's own indexes hold, keyed by the text each one embeds (sac.embedding.seeds).
+
+    A pool of the split's documents is a corpus of its own, and a build copies vectors only within one corpus: with
+    this seed its build copies what the split's index already embedded instead of running the model on the same
+    texts again (the same vectors: the seed answers only for exactly the text embedded). None when no index of
+    ``methods`` is built for the split."""
+    corpus = corpus_name("full", ds)
+    digests: list[np.ndarray] = []
+    vectors: list[np.ndarray] = []
+    for method in {m.index_name: m for m in methods}.values():
+        index = wb.index(corpus, method)
+        if not index.exists():
+            continue
+        chunks, prefixes = index_inputs(method.index, ds.documents, wb.chunks, wb.config.chunk_size)
+        summaries = ({k: v.text for k, v in wb.summaries(ds.documents, method.strategy).items()}
+                     if method.strategy is not None else {})
+        texts = {c.chunk_id: embedding_text(c, summaries.get(c.doc_id), prefixes.get(c.chunk_id)) for c in chunks}
+        collection = wb.client.get_collection(index.key.collection_name, embedding_function=None)
+        ids = list(texts)
+        for i in range(0, len(ids), 2048):
+            got = collection.get(ids=ids[i : i + 2048], include=["embeddings"])
+            for rid, vector in zip(got["ids"], got["embeddings"], strict=True):
+                digests.append(np.frombuffer(text_digest(texts[rid]), dtype=np.uint8))
+                vectors.append(np.asarray(vector, dtype=np.float32))
+    if not vectors:
+        return None
+    return VectorSeed(wb.embedder_name, "", np.stack(digests), np.stack(vectors))
+
+
 def sample_questions(ds: Dataset, n: int) -> Dataset:
     """The n questions whose ids hash lowest: a fixed sample, the same ids in every title style."""
     chosen = sorted(ds.queries, key=lambda q: hashlib.sha256(q.query_id.encode()).hexdigest())[:n]
@@ -233,12 +304,14 @@ def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> li
     reference; where the rows name each question's document, DRM's interval and both differences also with
     documents resampled (``drm_by_document``, ``drm_vs_reference_by_document``, ``recall_vs_reference_by_document``)."""
     rows = []
-    subsets = (("all", per_query), ("identifiable", per_query[per_query["identifiable"]]),
-               ("unidentifiable", per_query[~per_query["identifiable"]]))
+    subsets = [("all", per_query), ("identifiable", per_query[per_query["identifiable"]]),
+               ("unidentifiable", per_query[~per_query["identifiable"]])]
+    if "named" in per_query.columns:
+        subsets.append(("named alone", per_query[per_query["named"].astype(bool)]))
     for subset, frame in subsets:
         if frame.empty:
             continue
-        frame = frame.drop(columns=["identifiable"])
+        frame = frame.drop(columns=[c for c in ("identifiable", "named", *TARGET_COLUMNS) if c in frame.columns])
         units = ("question", "document") if "document" in frame.columns else ("question",)
         ci = {unit: bootstrap_intervals(frame, n_resamples=resamples, resample=unit) for unit in units}
         diffs: dict[tuple[str, str, str], tuple[Any, ...]] = {}
@@ -262,6 +335,8 @@ def summarize(per_query: pd.DataFrame, methods: list[str], resamples: int) -> li
                 est, low, high = get["document"].loc[("mean", "drm"), ["estimate", "low", "high"]]
                 row["drm_by_document"] = [round(100 * est, 2), round(100 * low, 2), round(100 * high, 2)]
             row["drm@1"] = round(100 * float(q.loc[(1, "drm"), "estimate"]), 2)
+            if (8, "drm") in q.index:
+                row["drm@8"] = round(100 * float(q.loc[(8, "drm"), "estimate"]), 2)
             for metric in ("drm", "recall"):
                 for unit, suffix in (("question", ""), ("document", "_by_document")):
                     if (method, metric, unit) in diffs:
@@ -292,11 +367,12 @@ def markdown(result: dict[str, Any]) -> str:
                 else f"pool {block['documents']} documents")
         lines += [f"## {block['dataset']} · {block['split']} split · {pool} · "
                   f"{block['titles']} titles", "",
-                  "| subset | method | questions | DRM | DRM@1 | precision | recall | Δ DRM vs " + REFERENCE + " "
-                  + extra + "|", "|---" * (8 + 2 * by_document + recall + (recall and by_document)) + "|"]
+                  "| subset | method | questions | DRM | DRM@1 | DRM@8 | precision | recall | Δ DRM vs " + REFERENCE + " "
+                  + extra + "|", "|---" * (9 + 2 * by_document + recall + (recall and by_document)) + "|"]
         for r in block["rows"]:
             cells = [str(r["subset"]), str(r["method"]), str(r["questions"]),
                      format_interval(*(x / 100 for x in r["drm"])), f"{r['drm@1']:.1f}",
+                     f"{r['drm@8']:.1f}" if "drm@8" in r else "—",
                      format_interval(*(x / 100 for x in r["precision"])),
                      format_interval(*(x / 100 for x in r["recall"])), _delta(r.get("drm_vs_reference"))]
             if by_document:
@@ -309,7 +385,33 @@ def markdown(result: dict[str, Any]) -> str:
                     cells.append(_delta(r.get("recall_vs_reference_by_document")))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+        if block.get("selective"):
+            lines += ["Target resolution (sac.evaluation.selective), 95 % intervals with documents resampled: coverage "
+                      "= questions routed with confidence, DRM@1 on those, AUROC of the top probability for \"the "
+                      "top document is right\".", "",
+                      "| method | questions | coverage % | DRM@1 covered % | AUROC |", "|---|---|---|---|---|"]
+            for r in block["selective"]:
+                cells = [str(r["method"]), str(r["questions"])]
+                for metric, digits in (("coverage", 1), ("drm@1 covered", 1), ("auroc", 3)):
+                    est, low, high = r.get(metric, [float("nan")] * 3)
+                    cells.append(f"{est:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]")
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
     return "\n".join(lines)
+
+
+def _selective_rows(figures: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per method with target resolution: coverage, DRM@1 on the covered questions and AUROC in one row, each
+    [estimate, low, high] (percent; AUROC as is) with documents resampled, over the block's pools together."""
+    rows = []
+    for method, frame in figures.groupby("method", sort=False):
+        row: dict[str, Any] = {"method": method, "questions": int(frame["questions"].iloc[0]),
+                               "documents": int(frame["documents"].iloc[0])}
+        for metric, part in frame.groupby("metric", sort=False):
+            scale = 1 if metric == "auroc" else 100
+            row[str(metric)] = [round(scale * float(part[c].iloc[0]), 3) for c in ("estimate", "low", "high")]
+        rows.append(row)
+    return rows
 
 
 def _delta(diff: list[Any] | None) -> str:
@@ -328,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     methods = parse_methods(args.methods)
     names = [m.name for m in methods]
     wb = Workbench(SacConfig(workspace=common.prepare_workspace(Path(args.workspace)), embedder=args.embedder, chunking=args.chunking))
-    result: dict[str, Any] = {"split": args.split, "embedder": args.embedder, "chunking": wb.config.chunking_key,
+    result: dict[str, Any] = {"split": args.split, "benchmark_version": MANIFEST_VERSION,
+                              "embedder": args.embedder, "chunking": wb.config.chunking_key,
                               "methods": names,
                               "requested": args.methods, "machine": machine(), "blocks": [],
                               "command": common.command_line("selection.py", argv)}
@@ -337,30 +440,45 @@ def main(argv: list[str] | None = None) -> int:
     questions: list[pd.DataFrame] = []
     for dataset in args.datasets.split(","):
         for style, (ds, tags) in load_split(dataset, args.split, styles=styles).items():
+            whole = ds
             if args.named_pool:
                 ds = named_pool(ds)
             if args.pool_limit and len(ds.documents) > args.pool_limit:
                 ds = sub_pool(ds, args.pool_limit)
             if args.max_questions and len(ds.queries) > args.max_questions:
                 ds = sample_questions(ds, args.max_questions)
-            pools = small_pools(ds, args.pools_of) if args.pools_of else [ds]
-            if args.pools_of:
+            pools = (small_pools(ds, args.pools_of) if args.pools_of
+                     else same_type_pools(ds, args.same_type_pools) if args.same_type_pools else [ds])
+            if args.pools_of or args.same_type_pools:
                 ds = dataclasses.replace(ds, documents=tuple(d for p in pools for d in p.documents),
                                          queries=tuple(q for p in pools for q in p.queries))
             log(f"{ds.name} ({style} titles): {len(ds.documents)} documents in {len(pools)} pool(s), "
                 f"{len(ds.queries)} questions")
+            searcher = wb
+            if len(pools) > 1:  # the pools' builds copy the split index's vectors of the same texts
+                wb.close_store()  # a fresh client: an earlier block's evaluation closed the shared store
+                seed = split_seed(wb, whole, methods)
+                if seed is not None:
+                    searcher = Workbench(wb.config,
+                                         embedder=SeededEmbedder([seed], lambda: wb.embedder, wb.embedder_name))
             # reopen_store: the searches read the graphs as they lie on disk, so a first run gives what reruns give
-            run = evaluate(wb, pools, methods, benchmark="full", progress=None,
+            run = evaluate(searcher, pools, methods, benchmark="full", progress=None,
                            log=lambda line: log("  " + line), reopen_store=True)
             per_query = pd.DataFrame(run.per_query).assign(dataset=ds.name)  # small pools: one block over them all
             per_query["identifiable"] = [("identifiable" in tags[q]) for q in per_query["query_id"]]
-            questions.append(per_query.assign(titles=style)[QUESTION_COLUMNS])
+            alone = named_alone(pools, title_names(dataset, args.split, style))
+            per_query["named"] = [alone.get(q, False) for q in per_query["query_id"]]
+            selective = selective_figures(per_query, n_resamples=args.resamples)
+            columns = QUESTION_COLUMNS + [c for c in TARGET_COLUMNS if c in per_query.columns]
+            questions.append(per_query.assign(titles=style)[columns])
             result["blocks"].append({"dataset": ds.name.removesuffix(f"-{args.split}"), "split": args.split,
                                      "titles": style,
                                      "documents": len(ds.documents), "questions": len(ds.queries),
-                                     "pools_of": args.pools_of,
+                                     "pools_of": args.pools_of or args.same_type_pools,
+                                     "same_type": bool(args.same_type_pools),
                                      "sampled": bool(args.max_questions),
-                                     "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples)})
+                                     "timings_s": run.timings, "rows": summarize(per_query, names, args.resamples),
+                                     "selective": _selective_rows(selective)})
             write_json(RESULTS / f"{out}.json", result)  # each block as it is done
     result["seconds"] = round(time.perf_counter() - started, 1)
     if args.questions:

@@ -51,7 +51,7 @@ _Item = TypeVar("_Item", bound=tuple[Any, ...])  # a source document: (name, tex
 TITLE_STYLES: tuple[str, ...] = ("firstpage", "filename")
 SPLITS: tuple[str, ...] = ("dev", "test")
 MERGE_GAP = 1  # LegalBench-RAG merges spans whose gap is at most this many characters
-MANIFEST_VERSION = 2  # 2: the demo's documents are dev documents (split_of)
+MANIFEST_VERSION = 3  # 2: the demo's documents are dev documents (split_of); 3: each test keeps its title's names
 
 # Words that name no one in a file name: document types (identifiable.DOCTYPE_WORDS), filler.
 _FILLER = DOCTYPE_WORDS | {"way", "unilateral", "bilateral", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
@@ -456,6 +456,7 @@ def _split_tests(name: str, split: str, titles: str, members: list[_Doc]) -> lis
                 "snippets": [{"file_path": f"{name}/{doc.file}", "span": [s, e], "answer": doc.text[s:e]}
                              for s, e in spans],
                 "tags": [f"titles:{titles}", f"split:{split}", tag, category],
+                "names": list(doc.title.names),  # what the title names: which pool's contract it names alone
                 "split": split,
             })
     return tests

@@ -139,15 +139,16 @@ def occurs(token: str, text: DocText) -> bool:
     return False
 
 
-def identifiable(names: Sequence[str], own: DocText, pool: Sequence[DocText], cache: dict[str, int]) -> bool:
+def identifiable(names: Sequence[str], own: DocText, pool: Sequence[DocText], cache: dict[str, int],
+                 max_docs: int = IDENTIFIABLE_MAX_DOCS) -> bool:
     """True when a token of ``names`` occurs in the document (``own``) and in few documents of the pool.
 
-    At most IDENTIFIABLE_MAX_DOCS documents of the pool (the split's documents, its own included). ``cache`` keeps
-    each token's count."""
+    At most ``max_docs`` documents of the pool (the split's documents, its own included; 1: a name only this
+    document of the pool writes). ``cache`` keeps each token's count in this pool."""
     for token in identifiable_names(names):
         if occurs(token, own):
             if token not in cache:
                 cache[token] = sum(occurs(token, text) for text in pool)
-            if cache[token] <= IDENTIFIABLE_MAX_DOCS:
+            if cache[token] <= max_docs:
                 return True
     return False
