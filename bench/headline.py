@@ -3,7 +3,7 @@
     python bench/headline.py            # print the dev and test tables
     python bench/headline.py --write    # put the test rows into README.md's results table
 
-Reads each dataset's runs of ``RUNS`` for every split (``bench/results/<run>.json``, written by bench/selection.py
+Reads each split's and dataset's runs of ``RUNS`` (``bench/results/<run>.json``, written by bench/selection.py
 with ``--questions``; the commands are in bench/notes/2026-12-01-method-selection-commands.md): the paper's methods
 from the first, the recommended method's rows from the second, and makes one row per (dataset, title style, method):
 DRM with its intervals over questions and over documents, DRM@1, precision, recall, and DRM on the identifiable
@@ -29,13 +29,20 @@ from sac.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
-# Per dataset, (the run of the paper's methods, the run of the recommended method). Since summarizer v9 both are one
-# run per split with the four methods (bench/notes/2026-12-05-summarizer-v8-and-v9.md), since initials the runs of
-# that change (bench/notes/2026-12-05-initials.md; the paper's methods gave their v9 rows again); before v9
-# ContractNLI's came from the settled runs and the recommended method's own run, CUAD's from the v7 runs.
+# Per split and dataset, (the run of the paper's methods, the run of the recommended method). Test: on the splits
+# rebuilt with the demo's documents in dev, with target resolution (2026-12-07,
+# bench/notes/2026-12-07-target-model-evaluated.md): the paper's methods in one run, the recommended method beside
+# sac-generic in another, on the same indexes. Dev: still the runs of initials (bench/notes/2026-12-05-initials.md),
+# on the hash-only split and with the routing rules target resolution replaced; not run again since.
 RUNS = {
-    "cuad": ("selection-{split}-initials-cuad", "selection-{split}-initials-cuad"),
-    "contractnli": ("selection-{split}-initials-contractnli", "selection-{split}-initials-contractnli"),
+    "dev": {
+        "cuad": ("selection-dev-initials-cuad", "selection-dev-initials-cuad"),
+        "contractnli": ("selection-dev-initials-contractnli", "selection-dev-initials-contractnli"),
+    },
+    "test": {
+        "cuad": ("selection-test-paper-cuad", "selection-test-targets-cuad"),
+        "contractnli": ("selection-test-paper-contractnli", "selection-test-targets-contractnli"),
+    },
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
 README = ROOT / "README.md"
@@ -88,13 +95,14 @@ def rows(split: str, results: Path = RESULTS, *, short: bool = False) -> list[st
     """The table rows of one split, CUAD first, each title style in turn, the methods in ``METHODS`` order."""
     out = []
     for dataset in DATASETS:
-        run = read_run(results, RUNS[dataset][0], split, dataset)
-        later = read_run(results, RUNS[dataset][1], split, dataset)
+        run = read_run(results, RUNS[split][dataset][0])
+        later = read_run(results, RUNS[split][dataset][1])
         for block in run["blocks"]:
             [same] = [b for b in later["blocks"] if b["titles"] == block["titles"]]
             if (same["documents"], later["embedder"]) != (block["documents"], run["embedder"]):
                 raise SystemExit(f"{dataset} {split}: the two runs of RUNS searched other pools")
-            merged = [*block["rows"], *(r for r in same["rows"] if r["method"] == METHODS[-1])]
+            ran = {r["method"] for r in block["rows"]}  # a method the first run lacks comes from the second
+            merged = [*block["rows"], *(r for r in same["rows"] if r["method"] == METHODS[-1] or r["method"] not in ran)]
             out += block_rows(run, block, METHODS, merged, short=short)
     return out
 
@@ -106,8 +114,7 @@ def readme_rows(results: Path = RESULTS) -> list[str]:
 
 def run_names() -> list[str]:
     """Every run the tables read, each once."""
-    return list(dict.fromkeys(name.format(split=split, dataset=dataset)
-                              for dataset, names in RUNS.items() for name in names for split in SPLITS))
+    return list(dict.fromkeys(name for split in SPLITS for names in RUNS[split].values() for name in names))
 
 
 def read_run(results: Path, name: str, split: str = "", dataset: str = "") -> dict[str, Any]:

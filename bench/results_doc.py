@@ -25,6 +25,10 @@ CHUNKING = {"c500o0": "the paper's splitter, 500 characters", "c500o0m25": "merg
 SMALL_POOLS = ("small-pools-{split}-{dataset}",)
 LEGALBENCH = "legalbench-{split}"
 NAMED_POOL = "legalbench-pool-{split}-contractnli"
+SAME_TYPE = "same-type-{split}-{dataset}-of{n}"
+TARGETS = "selection-{split}-targets-{dataset}"  # recommended beside sac-generic, on the splits with the demo in dev
+PAIRED = "paired-{split}-targets-{dataset}"  # the same against the routing rules target resolution replaced
+SAME_TYPE_SIZES = (3, 6, 10)
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -89,15 +93,115 @@ def headline_section(results: Path) -> str:
              "for DRM, over documents (each with all its questions). Each split is searched against all its "
              "documents, both title styles against the same index. Every choice was made on dev; test was run once "
              "per change. `sac-generic` and `sac-expert` are the built-in summaries. README.md's table is the test "
-             "rows without the last two columns. The `recommended` rows were run with the routing rules that target "
-             "resolution replaced on 2026-12-06 (notes/2026-12-06-target-resolution-model.md) and have not been run "
-             "again since."]
+             "rows without the last two columns. The test rows were run on the splits rebuilt with the demo's "
+             "documents in dev, `recommended` with target resolution (notes/2026-12-07-target-model-evaluated.md). "
+             "The dev rows are older: the hash-only split (the demo's documents partly in test) and `recommended` "
+             "with the routing rules target resolution replaced (notes/2026-12-05-initials.md); they were not run "
+             "again, so dev and test pools differ in size."]
     for split, title in (("dev", "Dev (where every choice was made)"), ("test", "Test (run once per change)")):
-        names = list(dict.fromkeys(name.format(split=split, dataset=dataset)
-                                   for dataset, pair in headline.RUNS.items() for name in pair))
+        names = list(dict.fromkeys(name for pair in headline.RUNS[split].values() for name in pair))
         parts += ["", f"### {title}", "", sources(names, results), "",
                   f"{headline.HEADER}\n|" + "---|" * len(headline.COLUMNS) + "\n" + "\n".join(headline.rows(split, results))]
     return "\n".join(parts)
+
+
+def target_section(results: Path) -> str:
+    """Target resolution of ``recommended`` in the headline runs: coverage, DRM@1 on the covered questions, AUROC."""
+    method = headline.METHODS[-1]
+    names, rows = [], []
+    for split in headline.SPLITS:
+        for dataset in headline.DATASETS:
+            name = TARGETS.format(split=split, dataset=dataset)
+            names.append(name)
+            run = headline.read_run(results, name)
+            for block in run["blocks"]:
+                for r in block.get("selective", []):
+                    if r["method"] == method:
+                        rows.append([headline.pool_cell(run, block), block["titles"], r["questions"], r["documents"],
+                                     _figure(r["coverage"]), _figure(r["drm@1 covered"]), _figure(r["auroc"], 3)])
+    return "\n".join([
+        "## Which contract a question means: target resolution", "",
+        f"`recommended` ({method}) says per question which contract it means and how sure it is "
+        "(sac.retrieval.targets, fitted on dev). *Coverage*: the share of questions it is sure of (probability at least "
+        "`CONFIDENT`); *DRM@1 covered*: wrong first hits among those; *AUROC*: how well the probability tells a right "
+        "top contract from a wrong one. 95 % intervals with the split's documents resampled "
+        "(sac.evaluation.selective). On dev the model was fitted and `CONFIDENT` chosen; test was run once after.", "",
+        sources(list(dict.fromkeys(names)), results), "",
+        table(("split · pool · embedder", "titles", "questions", "documents", "coverage %", "DRM@1 covered %", "AUROC"),
+              rows)])
+
+
+def versus_rules_section(results: Path) -> str:
+    """``recommended`` with target resolution against the same method with the routing rules it replaced, paired."""
+    names, rows = [], []
+    for split in headline.SPLITS:
+        for dataset in headline.DATASETS:
+            name = PAIRED.format(split=split, dataset=dataset)
+            if not (results / f"{name}.json").is_file():
+                continue
+            names.append(name)
+            run = headline.read_run(results, name)
+            for r in run["rows"]:
+                if r["subset"] != "all":
+                    continue
+                cells = [f"{r['dataset']} · {r['pool']} docs", r["titles"], str(r["questions"])]
+                for metric in ("drm", "recall"):
+                    m = r[metric]
+                    cells += [f"{m['before']:.1f} → {m['after']:.1f}",
+                              f"{_signed(m['difference_by_document'])} {m['verdict_by_document']}"]
+                rows.append(cells)
+    return "\n".join([
+        "## Target resolution against the routing rules it replaced", "",
+        "`recommended` run twice on the same indexes and questions: with the routing rules of before 2026-12-06 "
+        "(quotes, squashed names, rare words, initials; the code of commit cf05903) and with target resolution. "
+        "Mean over k = 1…64; the paired difference after − before with its 95 % interval, the split's documents "
+        "resampled (bench/paired.py).", "",
+        sources(names, results), "",
+        table(("split · pool", "titles", "questions", "DRM % rules → model", "Δ DRM, documents",
+               "recall % rules → model", "Δ recall, documents"), rows)])
+
+
+def _signed(cell: list[float]) -> str:
+    est, low, high = cell[:3]
+    return f"{est:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def same_type_section(results: Path) -> str:
+    """Same-type pools of 3, 6 and 10: DRM@8 on the questions whose title names a contract alone in its pool."""
+    names, rows, missing = [], [], []
+    for split in headline.SPLITS:
+        for dataset in headline.DATASETS:
+            for n in SAME_TYPE_SIZES:
+                name = SAME_TYPE.format(split=split, dataset=dataset, n=n)
+                if not (results / f"{name}.json").is_file():
+                    missing.append(f"{dataset} {split} in pools of {n}")
+                    continue
+                names.append(name)
+                run = headline.read_run(results, name)
+                for block in run["blocks"]:
+                    for r in block["rows"]:
+                        if r["subset"] in ("all", "named alone"):
+                            rows.append([headline.pool_cell(run, block), block["titles"],
+                                         headline.method_cell(r["method"]), r["subset"], r["questions"],
+                                         f"{r['drm@8']:.1f}", f"{r['drm@1']:.1f}", _figure(r["drm"]),
+                                         _figure(r["recall"])])
+    return "\n".join([
+        "## A user's few contracts of one kind: same-type pools of 3, 6 and 10", "",
+        "Each split's CUAD contracts in pools of 3, 6 or 10 of one contract type (distributor, licence, supply ...; "
+        "ContractNLI: NDAs), consecutive by text hash, each question searched in its own pool's indexes "
+        "(`selection.py --same-type-pools N`). *named alone*: the questions whose title names a party or company "
+        "that its own contract writes and no other contract of its pool does (sac.ingest.identifiable with at most 1 "
+        "document): every one of their top 8 hits should come from that contract (DRM@8 0). DRM and recall: mean over "
+        "k = 1…64 with 95 % intervals over questions. Nothing was chosen on these runs."
+        + (f" Not run yet: {', '.join(missing)}." if missing else ""), "",
+        sources(names, results), "",
+        table(("split · pool · embedder", "titles", "method", "subset", "questions", "DRM@8 %", "DRM@1 %", "DRM %",
+               "recall %"), rows)])
+
+
+def _figure(cell: list[float], digits: int = 1) -> str:
+    est, low, high = cell[:3]
+    return f"{est:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def selection_section(title: str, text: str, names: list[str], results: Path) -> str:
@@ -223,6 +327,12 @@ def make(results: Path = RESULTS) -> str:
         "[docs/benchmarks.md](../docs/benchmarks.md). Why each method is as it is, dated: [notes/](notes/README.md).",
         "",
         headline_section(results),
+        "",
+        target_section(results),
+        "",
+        versus_rules_section(results),
+        "",
+        same_type_section(results),
         "",
         selection_section(
             "A handful of contracts: pools of 5",

@@ -31,13 +31,15 @@ from sac.ingest.builders import BUILDERS, TITLE_STYLES
 HASH_SPLIT = selection.common.WORKSPACES / "full-hash-split"
 
 
-def current_tags(datasets: set[str], root: Path = HASH_SPLIT) -> dict[tuple[str, str, str], bool]:
-    """(``<dataset>-<split>``, title style, query id) -> identifiable, the builder's tags now on the hash-only split.
+def current_tags(datasets: set[str], root: Path = HASH_SPLIT,
+                 dev_documents: frozenset[str] = frozenset()) -> dict[tuple[str, str, str], bool]:
+    """(``<dataset>-<split>``, title style, query id) -> identifiable, the builder's tags now.
 
-    The benchmarks are built into ``root`` with every document split by its hash alone, as the stored runs were."""
+    The benchmarks are built into ``root`` with every document split by its hash alone, as the runs before the
+    demo's documents were kept in dev were, or with ``dev_documents`` kept in dev, as later runs were."""
     for dataset in sorted(datasets):
         for style in TITLE_STYLES:
-            BUILDERS[dataset](SOURCES_DIR, root / style, titles=style)
+            BUILDERS[dataset](SOURCES_DIR, root / style, titles=style, dev_documents=dev_documents)
     return {(f"{dataset}-{split}", style, query_id): "identifiable" in tags
             for dataset in sorted(datasets) for split in ("dev", "test")
             for style, (_, by_query) in selection.load_split(dataset, split, root).items()
