@@ -54,12 +54,13 @@ HEADER = "| " + " | ".join(COLUMNS) + " |"
 SHORT_HEADER = "| " + " | ".join(COLUMNS[:SHORT]) + " |"
 
 
-def _interval(cell: list[float] | None, *, estimate: bool = True) -> str:
+def interval(cell: list[float] | None, *, estimate: bool = True, digits: int = 1) -> str:
+    """A stored [estimate, low, high] as "12.3 [11.0, 13.6]" (``estimate=False``: the bounds alone); "—" for none."""
     if not cell:
         return "—"
     est, low, high = cell[:3]
-    bounds = f"[{low:.1f}, {high:.1f}]"
-    return f"{est:.1f} {bounds}" if estimate else bounds
+    bounds = f"[{low:.{digits}f}, {high:.{digits}f}]"
+    return f"{est:.{digits}f} {bounds}" if estimate else bounds
 
 
 def pool_cell(run: Mapping[str, Any], block: Mapping[str, Any]) -> str:
@@ -83,10 +84,10 @@ def block_rows(run: Mapping[str, Any], block: Mapping[str, Any], methods: Iterab
         subsets = []
         for subset in ("identifiable", "unidentifiable"):
             s = by.get((subset, method))
-            subsets.append(f"{_interval(s['drm'])} ({s['questions']})" if s else "—")
+            subsets.append(f"{interval(s['drm'])} ({s['questions']})" if s else "—")
         cells = [pool_cell(run, block), block["titles"], method_cell(method), str(r["questions"]),
-                 _interval(r["drm"]), _interval(r.get("drm_by_document"), estimate=False), f"{r['drm@1']:.1f}",
-                 _interval(r["precision"]), _interval(r["recall"]), *subsets]
+                 interval(r["drm"]), interval(r.get("drm_by_document"), estimate=False), f"{r['drm@1']:.1f}",
+                 interval(r["precision"]), interval(r["recall"]), *subsets]
         out.append("| " + " | ".join(cells[:SHORT] if short else cells) + " |")
     return out
 

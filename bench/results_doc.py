@@ -118,7 +118,8 @@ def target_section(results: Path) -> str:
                 for r in block.get("selective", []):
                     if r["method"] == method:
                         rows.append([headline.pool_cell(run, block), block["titles"], r["questions"], r["documents"],
-                                     _figure(r["coverage"]), _figure(r["drm@1 covered"]), _figure(r["auroc"], 3)])
+                                     headline.interval(r["coverage"]), headline.interval(r["drm@1 covered"]),
+                                     headline.interval(r["auroc"], digits=3)])
     return "\n".join([
         "## Which contract a question means: target resolution", "",
         f"`recommended` ({method}) says per question which contract it means and how sure it is "
@@ -183,8 +184,8 @@ def same_type_section(results: Path) -> str:
                         if r["subset"] in ("all", "named alone"):
                             rows.append([headline.pool_cell(run, block), block["titles"],
                                          headline.method_cell(r["method"]), r["subset"], r["questions"],
-                                         f"{r['drm@8']:.1f}", f"{r['drm@1']:.1f}", _figure(r["drm"]),
-                                         _figure(r["recall"])])
+                                         f"{r['drm@8']:.1f}", f"{r['drm@1']:.1f}", headline.interval(r["drm"]),
+                                         headline.interval(r["recall"])])
     return "\n".join([
         "## A user's few contracts of one kind: same-type pools of 3, 6 and 10", "",
         "Each split's CUAD contracts in pools of 3, 6 or 10 of one contract type (distributor, licence, supply ...; "
@@ -197,11 +198,6 @@ def same_type_section(results: Path) -> str:
         sources(names, results), "",
         table(("split · pool · embedder", "titles", "method", "subset", "questions", "DRM@8 %", "DRM@1 %", "DRM %",
                "recall %"), rows)])
-
-
-def _figure(cell: list[float], digits: int = 1) -> str:
-    est, low, high = cell[:3]
-    return f"{est:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def selection_section(title: str, text: str, names: list[str], results: Path) -> str:
