@@ -144,6 +144,17 @@ def test_sac_vectors_records_what_a_build_embeds_and_a_workbench_then_copies_it(
     # sac-generic's texts carry a summary the recording never embedded: the model embeds them.
     assert reports["sac-generic"].shipped == 0 and reports["sac-generic"].embedded == reports["sac-generic"].added
 
+    # `sac ingest --shipped-vectors` copies them too; without the flag the command line embeds.
+    code, out, err = cli("ingest", "--benchmark", str(folder), "--methods", "baseline", "--shipped-vectors",
+                         "--workspace", str(tmp_path / "cli-ws"), "-q")
+    assert code == 0, err
+    assert f"0 chunks embedded, {reports['baseline'].added} copied from shipped vectors" in out
+    code, out, err = cli("ingest", "--benchmark", str(folder), "--methods", "baseline",
+                         "--workspace", str(tmp_path / "cli-ws-embedded"), "-q")
+    assert code == 0 and f"/ baseline: {reports['baseline'].added} chunks embedded, 0 already" in out, (out, err)
+    code, _, err = cli("ingest", "--corpus", "mine", "--shipped-vectors", "--workspace", str(tmp_path / "ws2"), "-q")
+    assert code == 1 and "use it with --benchmark" in err
+
     code, _, err = cli("vectors", "--benchmark", str(folder), "--embedder", "minilm-onnx-int8", "-q")
     assert code == 1 and "packaged model" in err
     code, _, err = cli("vectors", "--benchmark", str(folder), "--corpus", "mine", "-q")

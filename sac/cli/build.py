@@ -30,6 +30,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         require_server(wb.config, shard)  # before any document is read
     methods = parse_methods(args.methods)
     targets: list[tuple[str, list[Document]]] = []
+    if args.shipped_vectors and (args.docs or args.corpus):
+        raise ConfigError("--shipped-vectors copies a benchmark folder's own vectors: use it with --benchmark, "
+                          "not with --docs or --corpus")
     if args.docs:
         if not args.corpus:
             raise ConfigError("--docs needs --corpus NAME: the workspace corpus to add them to")
@@ -41,6 +44,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         targets.append((args.corpus, corpus.corpus_documents(wb, args.corpus)))
     else:
         folder = Path(args.benchmark)
+        if args.shipped_vectors:
+            wb.use_shipped_vectors(folder)
         for ds in corpus.benchmark_datasets(wb, folder, dataset_names(args), pool_paths(args)):
             targets.append(corpus.dataset_documents(folder, ds))
     for name, documents in targets:

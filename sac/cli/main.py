@@ -115,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", metavar="I/N",
                    help="index only shard I of N (1-based; a document's shard is a hash of its id), so N processes "
                    "on N machines fill one Chroma server (--chroma-url); the index is complete when all N are")
+    p.add_argument("--shipped-vectors", action="store_true",
+                   help="with --benchmark: copy the vectors the folder ships (BENCHMARK/vectors, as `sac vectors` "
+                   "wrote them) for the texts they hold instead of embedding them; used only with the packaged model "
+                   "they were made with (the demo's CUAD part is float16: the same top 8, near-ties in low ranks may "
+                   "swap)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(

@@ -7,7 +7,8 @@ recorded them, float32 or float16 (read back as float32). The bundled demo ships
 method, float32) and for the three paper methods of its CUAD contracts (the part ``cuad``, float16: half the size,
 the same top 8 for every demo question, near-ties in low ranks may swap; bench/notes/2026-12-06-demo-build-time.md),
 and the app's workbench uses them (``Workbench.use_shipped_vectors``), so loading the demo copies those vectors
-rather than embedding them (bench/notes/2026-12-04-shipped-vectors.md). The command line and the library embed unless told to use them.
+rather than embedding them (bench/notes/2026-12-04-shipped-vectors.md). The command line and the library embed unless
+told to use them (`sac ingest --shipped-vectors`, ``Workbench.use_shipped_vectors``).
 
 A seed answers only for
 
