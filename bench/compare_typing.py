@@ -3,7 +3,8 @@
 A real `streamlit run app.py` on a copy of a workspace where the CUAD demo is indexed, driven by Playwright on
 Debian's Chromium. One browser session types N of CUAD's benchmark questions into Compare ("Your own question",
 three paper methods, k = 8); each is timed from Enter until the page shows hits that differ from the previous
-question's and nothing in the page is stale (greyed). Then the same with a build running: a second browser session
+question's and nothing in the page is stale (greyed), and after each answer the box is cleared (emptied, Enter) and
+timed until the page shows no hits and nothing greyed. Then the same with a build running: a second browser session
 clicks Home's **Load the demo corpus** (both datasets, with the LLM indexes: CUAD's LLM indexes are embedded for
 minutes), and the first types N other questions meanwhile. Also samples, while the build runs and nobody types,
 how often the Compare page shows stale (greyed) elements: a build's progress must not rerun another page.
@@ -37,6 +38,10 @@ ANSWERED = """(prev) => {
   return hits.length > 0 && hits !== prev;
 }"""
 HITS = "() => [...document.querySelectorAll('[data-testid=stMain] .sac-hit')].map(e => e.innerText).join('|')"
+CLEARED = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  return !!main && !main.querySelector('[data-stale=true]') && main.querySelectorAll('.sac-hit').length === 0;
+}"""
 STALE = "() => document.querySelectorAll('[data-testid=stMain] [data-stale=true]').length"
 
 
@@ -44,13 +49,14 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def type_questions(page: Any, url: str, questions: list[str]) -> list[float]:
-    """Seconds from Enter to the answer, per question."""
+def type_questions(page: Any, url: str, questions: list[str]) -> tuple[list[float], list[float]]:
+    """Seconds from Enter to the answer, per question; and from clearing the box (emptied, Enter) to a page with no
+    hits and nothing greyed, after each answer."""
     _open(page, f"{url}/Compare?cmp_corpus=demo-cuad")
     page.get_by_text("Your own question", exact=True).click()
     _settle(page)
     box = page.get_by_role("textbox", name="Your question")
-    seconds = []
+    seconds, clearing = [], []
     for question in questions:
         previous = page.evaluate(HITS)
         box.fill(question)
@@ -58,7 +64,12 @@ def type_questions(page: Any, url: str, questions: list[str]) -> list[float]:
         box.press("Enter")
         page.wait_for_function(ANSWERED, arg=previous, timeout=120_000, polling=20)
         seconds.append(time.perf_counter() - started)
-    return seconds
+        box.fill("")
+        started = time.perf_counter()
+        box.press("Enter")
+        page.wait_for_function(CLEARED, timeout=120_000, polling=20)
+        clearing.append(time.perf_counter() - started)
+    return seconds, clearing
 
 
 def stale_share(page: Any, seconds: float) -> dict[str, Any]:
@@ -101,8 +112,9 @@ def main() -> int:
             typist = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
             type_questions(typist, url, questions[:2])  # the model loaded, the page warm: not timed
             before = load()
-            quiet = type_questions(typist, url, questions[: args.runs])
-            result["without_build"] = {**figures(quiet), "load_before": before, "load_after": load()}
+            quiet, cleared = type_questions(typist, url, questions[: args.runs])
+            result["without_build"] = {**figures(quiet), "clearing": figures(cleared), "load_before": before,
+                                       "load_after": load()}
             print(f"without a build: {result['without_build']}")
             if not args.no_build:
                 builder = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
@@ -114,9 +126,10 @@ def main() -> int:
                 _open(typist, f"{url}/Compare?{urllib.parse.urlencode({'cmp_corpus': 'demo-cuad'})}")
                 before = load()
                 result["greyed_while_idle_during_build"] = stale_share(typist, 20.0)
-                busy = type_questions(typist, url, questions[args.runs: 2 * args.runs])
+                busy, cleared = type_questions(typist, url, questions[args.runs: 2 * args.runs])
                 building = builder.locator("[data-testid=stSidebar]").get_by_text("Demo: ", exact=False).first.inner_text()
-                result["with_build"] = {**figures(busy), "load_before": before, "load_after": load(),
+                result["with_build"] = {**figures(busy), "clearing": figures(cleared), "load_before": before,
+                                        "load_after": load(),
                                         "build_line_after": building}
                 print(f"with a build: {result['with_build']}; greyed while idle: "
                       f"{result['greyed_while_idle_during_build']}")
