@@ -117,6 +117,28 @@ def test_the_results_page_holds_every_headline_row_and_names_its_runs():
     assert [name for name in headline.run_names() if f"[`{name}`](results/{name}.md)" not in page] == []
 
 
+def test_the_survey_figures_in_the_app_guide_are_the_stored_runs():
+    """docs/app.md's survey timings and governing-law counts are bench/survey.py's stored figures
+    (bench/results/survey.json): a rerun that moves them fails here until the guide says what it measured."""
+    import json
+
+    stored = json.loads((BENCH / "results" / "survey.json").read_text("utf-8"))
+    guide = " ".join((ROOT / "docs" / "app.md").read_text("utf-8").split())
+    demo, pool = stored["demo"], stored["pool"]
+    law = stored["governing_law"]
+    [question] = [q for q in law["questions"] if q.startswith("What is the governing law")]
+    best = law["questions"][question]
+    expected = [
+        f"the first survey of the demo's {demo['contracts']} contracts took {demo['first_s']:.2f} s, later ones "
+        f"{demo['again_median_s']:.2f} s (load {demo['machine_before']['loadavg'][0]:.1f} on 2 cores)",
+        f"of {pool['contracts']} CUAD contracts ({pool['chunks']:,} chunks, the packaged model's vectors), "
+        f"{pool['first_s']:.1f} s, then {pool['again_median_s']:.2f} s (load {pool['machine_before']['loadavg'][0]:.1f};",
+        f"{best['baseline+hybrid0.5'][0]} of {law['contracts_annotated']} contracts with it, "
+        f"{best['sac-generic'][0]} of {law['contracts_annotated']} with `sac-generic`",
+    ]
+    assert [sentence for sentence in expected if sentence not in guide] == []
+
+
 # -- the README ---------------------------------------------------------------------------------------------------
 
 QUICKSTART = ("python3 -m venv .venv && . .venv/bin/activate && pip install -r requirements.txt && streamlit run app.py\n"
