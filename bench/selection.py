@@ -100,6 +100,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workspace", default=str(WORKSPACE),
                         help="where the indexes live (default bench/.workspace/selection); another one lets a second "
                         "method build while this one is searched, at the cost of the paired differences to it")
+    parser.add_argument("--seed-workspace", metavar="DIR",
+                        help="copy the vectors this other workspace's split indexes (of --seed-methods) hold for the "
+                        "same texts instead of embedding them (split_seed): a method whose texts are mostly another's "
+                        "(sac-generic-names: sac-generic's summary less its law and term) embeds only what differs")
+    parser.add_argument("--seed-methods", help="the methods whose indexes --seed-workspace copies from (default --methods)")
     parser.add_argument("--titles", default=",".join(TITLE_STYLES),
                         help="title styles, comma-separated: firstpage, filename (the built benchmarks) and legalbench "
                         "(LegalBench-RAG's own questions of the bundled mini benchmark, on the same splits and indexes: "
@@ -455,12 +460,18 @@ def main(argv: list[str] | None = None) -> int:
             log(f"{ds.name} ({style} titles): {len(ds.documents)} documents in {len(pools)} pool(s), "
                 f"{len(ds.queries)} questions")
             searcher = wb
+            seeds: list[VectorSeed | None] = []
             if len(pools) > 1:  # the pools' builds copy the split index's vectors of the same texts
                 wb.close_store()  # a fresh client: an earlier block's evaluation closed the shared store
-                seed = split_seed(wb, whole, methods)
-                if seed is not None:
-                    searcher = Workbench(wb.config,
-                                         embedder=SeededEmbedder([seed], lambda: wb.embedder, wb.embedder_name))
+                seeds.append(split_seed(wb, whole, methods))
+            if args.seed_workspace:
+                other = Workbench(SacConfig(workspace=Path(args.seed_workspace), embedder=args.embedder,
+                                            chunking=args.chunking))
+                seeds.append(split_seed(other, whole, parse_methods(args.seed_methods or args.methods)))
+                other.close_store()
+            if any(seed is not None for seed in seeds):
+                searcher = Workbench(wb.config, embedder=SeededEmbedder([s for s in seeds if s is not None],
+                                                                        lambda: wb.embedder, wb.embedder_name))
             # reopen_store: the searches read the graphs as they lie on disk, so a first run gives what reruns give
             run = evaluate(searcher, pools, methods, benchmark="full", progress=None,
                            log=lambda line: log("  " + line), reopen_store=True)
