@@ -233,6 +233,9 @@ def test_squashed_names_are_the_file_name_forms_of_a_title():
         "bellringbrandsinc", "bellringbrands"]
     assert squashed_names("Consider the License of GluMobileInc; Q?") == ["glumobileinc", "glumobile"]
     assert squashed_names("Consider the Supply Agreement of ENERGOUSCORP; Q?") == ["energouscorp", "energous"]
+    # A holding's filer name: each company form comes off in turn (the contract writes "European Micro").
+    assert squashed_names("Consider the Distributor Agreement of EUROPEANMICROHOLDINGSINC; Q?") == [
+        "europeanmicroholdingsinc", "europeanmicroholdings", "europeanmicro"]
     # Acronyms, spaced names and plain words are no squashed names.
     assert squashed_names("Consider the Non-Disclosure Agreement between CEII and NDA; Q?") == []
     assert squashed_names("Consider the Sponsorship Agreement between Excite, Inc. and Vitamin Shoppe; Q?") == []

@@ -436,7 +436,9 @@ def squashed_names(query: str) -> list[str]:
 
     A name is an all-caps or camel-case run of at least ``MIN_SQUASHED`` letters and digits, with a glued
     company form (",INC") kept and also tried without it: "BELLRINGBRANDS,INC" gives "bellringbrandsinc" and
-    "bellringbrands". Spaced names are left to ``rewrite_query``; they need no squashing.
+    "bellringbrands". Company forms are taken off one after another, each leaving at least 5 letters: a filer is
+    often the holding of the company that signs ("EUROPEANMICROHOLDINGSINC" for a contract that writes "European
+    Micro"). Spaced names are left to ``rewrite_query``; they need no squashing.
     """
     title = split_title(query)[0] or query
     out: list[str] = []
@@ -448,10 +450,10 @@ def squashed_names(query: str) -> list[str]:
             continue
         forms = [squash(raw), squash(head)]
         for form in list(forms):  # "energouscorp" is also tried as "energous" (the text may say "Corporation")
-            suffix = next((s for s in sorted(LEGAL_SUFFIXES, key=len, reverse=True)
-                           if form.endswith(s) and len(form) - len(s) >= 5), None)
-            if suffix:
-                forms.append(form[: -len(suffix)])
+            while suffix := next((s for s in sorted(LEGAL_SUFFIXES, key=len, reverse=True)
+                                  if form.endswith(s) and len(form) - len(s) >= 5), None):
+                form = form[: -len(suffix)]
+                forms.append(form)
         out.extend(forms)
     return list(dict.fromkeys(out))
 
