@@ -29,15 +29,14 @@ from sac.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
-# Per split and dataset, (the run of the paper's methods, the run of the recommended method). Test: on the splits
-# rebuilt with the demo's documents in dev, with target resolution (2026-12-07,
-# bench/notes/2026-12-07-target-model-evaluated.md): the paper's methods in one run, the recommended method beside
-# sac-generic in another, on the same indexes. Dev: still the runs of initials (bench/notes/2026-12-05-initials.md),
-# on the hash-only split and with the routing rules target resolution replaced; not run again since.
+# Per split and dataset, (the run of the paper's methods, the run of the recommended method), on the splits rebuilt
+# with the demo's documents in dev: the paper's methods in one run, the recommended method with target resolution
+# beside sac-generic in another, on the same indexes (bench/notes/2026-12-07-party-starts.md). Test: run once per
+# change of the method, after its choices were fixed on dev.
 RUNS = {
     "dev": {
-        "cuad": ("selection-dev-initials-cuad", "selection-dev-initials-cuad"),
-        "contractnli": ("selection-dev-initials-contractnli", "selection-dev-initials-contractnli"),
+        "cuad": ("selection-dev-paper-cuad", "selection-dev-targets-cuad"),
+        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-targets-contractnli"),
     },
     "test": {
         "cuad": ("selection-test-paper-cuad", "selection-test-targets-cuad"),

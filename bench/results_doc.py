@@ -93,11 +93,9 @@ def headline_section(results: Path) -> str:
              "for DRM, over documents (each with all its questions). Each split is searched against all its "
              "documents, both title styles against the same index. Every choice was made on dev; test was run once "
              "per change. `sac-generic` and `sac-expert` are the built-in summaries. README.md's table is the test "
-             "rows without the last two columns. The test rows were run on the splits rebuilt with the demo's "
-             "documents in dev, `recommended` with target resolution (notes/2026-12-07-target-model-evaluated.md). "
-             "The dev rows are older: the hash-only split (the demo's documents partly in test) and `recommended` "
-             "with the routing rules target resolution replaced (notes/2026-12-05-initials.md); they were not run "
-             "again, so dev and test pools differ in size."]
+             "rows without the last two columns. Both splits are the ones rebuilt with the demo's documents in dev, "
+             "`recommended` with target resolution as refitted on dev (notes/2026-12-07-party-starts.md); the "
+             "paper's methods were run once on these splits (dev: notes/2026-12-07-summaries-that-name.md)."]
     for split, title in (("dev", "Dev (where every choice was made)"), ("test", "Test (run once per change)")):
         names = list(dict.fromkeys(name for pair in headline.RUNS[split].values() for name in pair))
         parts += ["", f"### {title}", "", sources(names, results), "",
@@ -179,13 +177,7 @@ def same_type_section(results: Path) -> str:
                     continue
                 names.append(name)
                 run = headline.read_run(results, name)
-                blocks = [(run, block) for block in run["blocks"]]
-                if (results / f"{name}-filename.json").is_file():  # a later run of file-name titles alone
-                    names.append(f"{name}-filename")
-                    later = headline.read_run(results, f"{name}-filename")
-                    blocks = ([(run, b) for b in run["blocks"] if b["titles"] != "filename"]
-                              + [(later, b) for b in later["blocks"]])
-                for run, block in blocks:
+                for block in run["blocks"]:
                     for r in block["rows"]:
                         if r["subset"] in ("all", "named alone"):
                             rows.append([headline.pool_cell(run, block), block["titles"],
@@ -199,10 +191,10 @@ def same_type_section(results: Path) -> str:
         "(`selection.py --same-type-pools N`). *named alone*: the questions whose title names a party or company "
         "that its own contract writes and no other contract of its pool does (sac.ingest.identifiable with at most 1 "
         "document): every one of their top 8 hits should come from that contract (DRM@8 0). DRM and recall: mean over "
-        "k = 1…64 with 95 % intervals over questions. Nothing was chosen on the test runs; a dev pool of 3 showed "
-        "that a filer named as a holding (\"EUROPEANMICROHOLDINGSINC\") gave no clue, which led to taking company "
-        "forms off a squashed name one after another, and a run of file-name titles alone "
-        "(`same-type-<split>-<dataset>-of<N>-filename`) after that change replaces the block of the run before it."
+        "k = 1…64 with 95 % intervals over questions. Nothing was chosen on the test runs. Dev pools led to two changes "
+        "of target resolution before the runs shown: company forms taken off a squashed name one after another "
+        "(\"EUROPEANMICROHOLDINGSINC\" is \"European Micro\"), and a party whose first words start a squashed name "
+        "(\"Flotek Chemistry, LLC\" for \"FLOTEKINDUSTRIESINCCN\"; bench/notes/2026-12-07-party-starts.md)."
         + (f" Not run yet: {', '.join(missing)}." if missing else ""), "",
         sources(names, results), "",
         table(("split · pool · embedder", "titles", "method", "subset", "questions", "DRM@8 %", "DRM@1 %", "DRM %",

@@ -11,6 +11,7 @@ import pytest
 
 from sac.index.lexical import LexicalIndex, Lexicon, tokenize
 from sac.ingest.benchmark import load_benchmark
+from sac.render import trace as render_trace
 from sac.retrieval import targets
 from sac.types import Document
 
@@ -91,3 +92,24 @@ def test_the_model_holds_the_fit_stored_from_the_dev_split():
     assert targets.WEIGHTS == stored["weights"] and targets.NULL_SCORE == stored["null_score"]
     assert targets.UNHELD_WEIGHT == stored["unheld_weight"]
     assert targets.CONFIDENT == stored["confident"] and targets.LIKELY == stored["likely"]
+
+
+def test_a_party_that_starts_a_squashed_filer_name_points_to_its_contract():
+    """FLOTEKINDUSTRIESINCCN is written nowhere whole; Flotek's supply agreement names its party "Flotek Chemistry,
+    LLC", whose first word starts the filer's name. "European" starts EUROPEANMICROHOLDINGSINC and Accuray's
+    distributor agreement writes it, but as no party's name: no clue, and no sure pick of a contract not in the
+    corpus."""
+    flotek = "FLOTEKINDUSTRIESINCCN_05_09_2019-EX-10.1-SUPPLY AGREEMENT.txt"
+    seven = corpus([Document(name, (CUAD / name).read_text(encoding="utf-8")) for name in [*SIX, flotek]])
+    resolved = targets.resolve_targets(seven, f"Consider {flotek[:-4]}; what is the term?", 1, file_names=True)
+    top = resolved.candidates[0]
+    [start] = [m for m in top.matches if m.kind == "start"]
+    assert top.doc_id == flotek and (start.word, start.found, start.holders) == ("flotek", "Flotek Chemistry, LLC", 1)
+    assert seven.document_texts()[-1][start.at:start.at + len(start.found)] == start.found
+    assert "its party “Flotek Chemistry, LLC” starts the company name asked" in render_trace._clues(top)
+    absent = targets.resolve_targets(
+        seven, "Consider EUROPEANMICROHOLDINGSINC_01_01_2000-EX-10-DISTRIBUTOR AGREEMENT; who pays?", 1, file_names=True)
+    assert "european" in seven.document_texts()[0].casefold()
+    assert not absent.confident and not any(m.kind == "start" for c in absent.candidates for m in c.matches)
+    whole = targets.evidence(seven, "Consider ACCURAYINC_09_01_2010-EX-10.31-DISTRIBUTOR AGREEMENT; who pays?")
+    assert {m.kind for m in whole[SIX[0]]} >= {"name"} and not any(m.kind == "start" for m in whole[SIX[0]])

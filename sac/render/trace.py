@@ -117,7 +117,7 @@ def _clues(candidate: Candidate, file_names: bool = False) -> str:
     """The strongest clues that point to a candidate, in words.
 
     ``file_names``: the clues were read in its file name as well as its text."""
-    strength = {"quote": 0, "name": 1, "party": 2, "initials": 3, "heading": 4, "title": 5, "text": 6}
+    strength = {"quote": 0, "name": 1, "party": 2, "initials": 3, "start": 4, "heading": 5, "title": 6, "text": 7}
     seen: set[str] = set()
     shown: list[str] = []
     for m in sorted(candidate.matches, key=lambda m: (strength.get(m.kind, 9), m.holders)):
@@ -134,6 +134,7 @@ def _clue(m: Match, where: str = "its text") -> str:
         "quote": f"{where} quotes the title “{m.word}”",
         "heading": f"{where} has the heading “{m.word}”",
         "name": f"{where} writes the company name “{m.word}” (letters and digits compared)",
+        "start": f"its party “{m.found}” starts the company name asked (letters and digits compared)",
         "party": f"“{m.word}” is a word of its party “{m.found}”",
         "title": f"“{m.word}” is a word of its title “{m.found}”",
         "text": f"{where} writes “{m.found}”",

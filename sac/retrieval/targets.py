@@ -13,14 +13,14 @@ where x_f(d) counts the clues of kind f that d holds, and a document with no clu
 sum over every document: a clue that one document of this corpus holds lifts it alone, one that ten documents share
 lifts all ten, so each keeps a tenth of what it would; the same clue is the more convincing the smaller the corpus.
 The kinds: the whole title quoted in the text (``quote``; ``heading`` where the title is type words alone, "Mutual
-Non-Disclosure Agreement"), a squashed company name (``name``), a word of the
-document's parties or their defined short names (``party``), of its title (``title``), of its text at all
-(``text``), and initials the text spells out where no document writes the word (``initials``); ``alone`` counts
-the clues no other document holds, which name one document whatever the corpus's size. ``unheld`` counts the
-question's name words that no document of the corpus writes at all ("Flotek" asked of five NDAs): the contract it
-names is likely not in the corpus, so they lift the "none" option. The weights, UNHELD_WEIGHT,
-NULL_SCORE, CONFIDENT and LIKELY are fitted and chosen on the dev split (bench/target_model.py; docs/methods.md
-lists every knob with the data it was set on).
+Non-Disclosure Agreement"), a squashed company name (``name``), a word of the document's parties or their defined
+short names (``party``), of its title (``title``), of its text at all (``text``), a party whose first word(s) start
+a squashed name no document writes whole (``start``: "Flotek Chemistry, LLC" for "FLOTEKINDUSTRIESINCCN"), and
+initials the text spells out where no document writes the word (``initials``); ``alone`` counts the clues no other
+document holds, which name one document whatever the corpus's size. ``unheld`` counts the question's name words that
+no document of the corpus writes at all ("Flotek" asked of five NDAs): the contract it names is likely not in the
+corpus, so they lift the "none" option. The weights, UNHELD_WEIGHT, NULL_SCORE, CONFIDENT and LIKELY are fitted and
+chosen on the dev split (bench/target_model.py; docs/methods.md lists every knob with the data it was set on).
 
 ``resolve_targets`` is the pipeline's stage: the candidates with their probabilities and evidence, whether the top
 one is sure (P >= CONFIDENT), and how many documents the chunks are searched inside (a titled question: N, the
@@ -47,7 +47,7 @@ from sac.index import lexical, substrings
 from sac.index.derived import Keep, code_version
 from sac.index.lexical import STOPWORDS, WORD, LexicalIndex
 from sac.index.substrings import SubstringIndex, signatures_of
-from sac.ingest.identifiable import DOCTYPE_WORDS
+from sac.ingest.identifiable import DOCTYPE_WORDS, MIN_PREFIX
 from sac.retrieval import names
 from sac.retrieval.trace import Candidate, Match, TargetsResolved
 from sac.summaries import facts, parties
@@ -55,13 +55,13 @@ from sac.summaries.facts import extract_facts
 from sac.summaries.parties import ROLE_WORDS
 from sac.types import Document
 
-FEATURES = ("quote", "heading", "name", "party", "title", "text", "initials", "alone")
+FEATURES = ("quote", "heading", "name", "start", "party", "title", "text", "initials", "alone")
 # Fitted on the dev split (bench/results/target-model-dev.json, made by bench/target_model.py fit).
-WEIGHTS: dict[str, float] = {"quote": 0.5101, "heading": 3.903, "name": 3.737, "party": 1.3516,
-                             "title": 2.8114, "text": 1.7627, "initials": 1.0911, "alone": 2.68}
-UNHELD_WEIGHT = 2.131  # the "none" option's lift per name word of the question that no document writes
-NULL_SCORE = 4.0451  # the "none of these documents" option's score
-CONFIDENT = 0.517  # the top candidate is sure from this probability on (chosen on dev for at most 1 % wrong)
+WEIGHTS: dict[str, float] = {"quote": 0.4863, "heading": 3.8755, "name": 3.6294, "start": 1.5907, "party": 1.4039,
+                             "title": 2.7312, "text": 1.5248, "initials": 0.9942, "alone": 2.9077}
+UNHELD_WEIGHT = 1.9583  # the "none" option's lift per name word of the question that no document writes
+NULL_SCORE = 3.994  # the "none of these documents" option's score
+CONFIDENT = 0.5  # the top candidate is sure from this probability on (chosen on dev for at most 1 % wrong)
 LIKELY = 0.1  # a candidate this probable is offered ("which contract did you mean?") and ranked first (a stated choice)
 MAX_HOLDERS = 50  # a clue more documents hold than this is no clue (it would count at most 1/50)
 MAX_SHARE = 0.5  # nor is one that more than half the corpus holds: it says nothing about which of them
@@ -119,10 +119,10 @@ def probabilities(scores: np.ndarray, corpus: int, null_score: float) -> tuple[n
 def features(matches: list[Match]) -> dict[str, float]:
     """x_f of one document: per kind of clue, how many distinct ones it holds; ``alone``: how many no other holds.
 
-    A quoted title, a squashed name and initials count once each, their fullest form; a heading of type words alone
-    ("Non-Disclosure Agreement") is no clue that only its holder holds."""
+    A quoted title, a squashed name, its start and initials count once each, their fullest form; a heading of type
+    words alone ("Non-Disclosure Agreement") is no clue that only its holder holds."""
     x = dict.fromkeys(FEATURES, 0.0)
-    for kind in ("quote", "heading", "name", "initials"):
+    for kind in ("quote", "heading", "name", "start", "initials"):
         x[kind] = float(any(m.kind == kind for m in matches))
     for kind in ("party", "title", "text"):
         x[kind] = float(len({m.word for m in matches if m.kind == kind}))
@@ -145,11 +145,23 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
     keys += [("name", key, key) for key in names.squashed_names(asked) if key not in GENERIC_WORDS]
     if keys:
         texts = squashed_texts(documents)
+        held, unwritten = [], []
         for kind, key, written in keys:
             rows = texts.holding(key)
             if 0 < len(rows) <= most:
                 for r in rows:
                     out.setdefault(ids[r], []).append(Match(written, kind, key, -1, len(rows)))
+            if kind == "name":
+                (held if rows else unwritten).append(key)
+        # a name no form of which is written ("europeanmicroholdingsinc" is written as "europeanmicro")
+        unwritten = [key for key in unwritten if not any(key.startswith(h) or h.startswith(key) for h in held)]
+        if unwritten:
+            texts_of = documents.document_texts()
+            for start, rows in dict(_party_start(documents, key) for key in unwritten).items():
+                if start and 0 < len(rows) <= most:
+                    for r, party in rows:
+                        out.setdefault(ids[r], []).append(
+                            Match(start, "start", party, _find(texts_of[r], party), len(rows)))
     words = name_words(asked)
     if words:
         known = document_evidence(documents)
@@ -186,6 +198,31 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
                 out.setdefault(ids[r], []).append(
                     Match(acronym, "initials", spelled, _find(documents.document_texts()[r], spelled), len(rows)))
     return out
+
+
+def _party_start(documents: LexicalIndex, key: str) -> tuple[str, list[tuple[int, str]]]:
+    """The longest start of squashed name ``key`` that is a party's first word(s), and (row, party) of each holder.
+
+    A file name squashes its filer's whole name ("FLOTEKINDUSTRIESINCCN") where the contract names the party by its
+    first word and another ("Flotek Chemistry, LLC"): the party's leading words, squashed, must spell a start of
+    ``key`` of ``MIN_PREFIX`` letters or more, shorter than ``key``. Read from the parties alone, not the whole text:
+    a common word the name starts with ("European" of "EUROPEANMICROHOLDINGSINC") is written in many texts that are
+    not that company's. A type, role or legal-form word ("distributor") is no start. ("", []) where none is."""
+    best, holders = "", []
+    for row, (found, _) in enumerate(document_evidence(documents)):
+        for party in found:
+            start = ""
+            for word in (names.squash(w) for w in party.split()):
+                if not word or not key.startswith(start + word):
+                    break
+                start += word
+            if len(start) < MIN_PREFIX or len(start) >= len(key) or start in GENERIC_WORDS or len(start) < len(best):
+                continue
+            if len(start) > len(best):
+                best, holders = start, []
+            if all(r != row for r, _ in holders):
+                holders.append((row, party))
+    return best, holders
 
 
 def unheld(documents: LexicalIndex, asked: str) -> int:
