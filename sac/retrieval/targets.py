@@ -145,7 +145,8 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
     keys += [("name", key, key) for key in names.squashed_names(asked) if key not in GENERIC_WORDS]
     if keys:
         texts = squashed_texts(documents)
-        held, unwritten = [], []
+        held: list[str] = []
+        unwritten: list[str] = []
         for kind, key, written in keys:
             rows = texts.holding(key)
             if 0 < len(rows) <= most:
@@ -157,11 +158,11 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
         unwritten = [key for key in unwritten if not any(key.startswith(h) or h.startswith(key) for h in held)]
         if unwritten:
             texts_of = documents.document_texts()
-            for start, rows in dict(_party_start(documents, key) for key in unwritten).items():
-                if start and 0 < len(rows) <= most:
-                    for r, party in rows:
-                        out.setdefault(ids[r], []).append(
-                            Match(start, "start", party, _find(texts_of[r], party), len(rows)))
+            for start, starters in dict(_party_start(documents, key) for key in unwritten).items():
+                if start and 0 < len(starters) <= most:
+                    for row, name in starters:
+                        out.setdefault(ids[row], []).append(
+                            Match(start, "start", name, _find(texts_of[row], name), len(starters)))
     words = name_words(asked)
     if words:
         known = document_evidence(documents)
@@ -208,7 +209,7 @@ def _party_start(documents: LexicalIndex, key: str) -> tuple[str, list[tuple[int
     ``key`` of ``MIN_PREFIX`` letters or more, shorter than ``key``. Read from the parties alone, not the whole text:
     a common word the name starts with ("European" of "EUROPEANMICROHOLDINGSINC") is written in many texts that are
     not that company's. A type, role or legal-form word ("distributor") is no start. ("", []) where none is."""
-    best, holders = "", []
+    best, holders = "", list[tuple[int, str]]()
     for row, (found, _) in enumerate(document_evidence(documents)):
         for party in found:
             start = ""
