@@ -139,30 +139,8 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
     out: dict[str, list[Match]] = {}
     ids = documents.ids
     most = min(MAX_HOLDERS, max(1, int(MAX_SHARE * len(ids))))
-    title = names.split_title(asked)[0]
-    specific = [w for w in _words_of(title) if w not in GENERIC_WORDS and not w.isdigit()]
-    keys = ([("quote" if specific else "heading", names.squash(title), title)] if len(title.split()) > 1 else [])
-    keys += [("name", key, key) for key in names.squashed_names(asked) if key not in GENERIC_WORDS]
-    if keys:
-        texts = squashed_texts(documents)
-        held: list[str] = []
-        unwritten: list[str] = []
-        for kind, key, written in keys:
-            rows = texts.holding(key)
-            if 0 < len(rows) <= most:
-                for r in rows:
-                    out.setdefault(ids[r], []).append(Match(written, kind, key, -1, len(rows)))
-            if kind == "name":
-                (held if rows else unwritten).append(key)
-        # a name no form of which is written ("europeanmicroholdingsinc" is written as "europeanmicro")
-        unwritten = [key for key in unwritten if not any(key.startswith(h) or h.startswith(key) for h in held)]
-        if unwritten:
-            texts_of = documents.document_texts()
-            for start, starters in dict(_party_start(documents, key) for key in unwritten).items():
-                if start and 0 < len(starters) <= most:
-                    for row, name in starters:
-                        out.setdefault(ids[row], []).append(
-                            Match(start, "start", name, _find(texts_of[row], name), len(starters)))
+    for d, match in _squashed_clues(documents, asked, most):
+        out.setdefault(d, []).append(match)
     words = name_words(asked)
     if words:
         known = document_evidence(documents)
@@ -199,6 +177,38 @@ def evidence(documents: LexicalIndex, asked: str) -> dict[str, list[Match]]:
                 out.setdefault(ids[r], []).append(
                     Match(acronym, "initials", spelled, _find(documents.document_texts()[r], spelled), len(rows)))
     return out
+
+
+def _squashed_clues(documents: LexicalIndex, asked: str, most: int) -> list[tuple[str, Match]]:
+    """(document id, clue) for each clue of ``asked`` read from the documents' squashed texts.
+
+    The title quoted whole, a squashed company name, and, for a name no form of which any text writes, a party that
+    starts it (``_party_start``)."""
+    ids = documents.ids
+    title = names.split_title(asked)[0]
+    specific = [w for w in _words_of(title) if w not in GENERIC_WORDS and not w.isdigit()]
+    keys = ([("quote" if specific else "heading", names.squash(title), title)] if len(title.split()) > 1 else [])
+    keys += [("name", key, key) for key in names.squashed_names(asked) if key not in GENERIC_WORDS]
+    if not keys:
+        return []
+    found: list[tuple[str, Match]] = []
+    texts = squashed_texts(documents)
+    held: list[str] = []
+    unwritten: list[str] = []
+    for kind, key, written in keys:
+        rows = texts.holding(key)
+        if 0 < len(rows) <= most:
+            found += [(ids[r], Match(written, kind, key, -1, len(rows))) for r in rows]
+        if kind == "name":
+            (held if rows else unwritten).append(key)
+    # a name no form of which is written ("europeanmicroholdingsinc" is written as "europeanmicro")
+    unwritten = [key for key in unwritten if not any(key.startswith(h) or h.startswith(key) for h in held)]
+    texts_of = documents.document_texts()
+    for start, starters in dict(_party_start(documents, key) for key in unwritten).items():
+        if start and 0 < len(starters) <= most:
+            found += [(ids[row], Match(start, "start", name, _find(texts_of[row], name), len(starters)))
+                      for row, name in starters]
+    return found
 
 
 def _party_start(documents: LexicalIndex, key: str) -> tuple[str, list[tuple[int, str]]]:
