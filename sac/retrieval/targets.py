@@ -220,20 +220,38 @@ def _party_start(documents: LexicalIndex, key: str) -> tuple[str, list[tuple[int
     a common word the name starts with ("European" of "EUROPEANMICROHOLDINGSINC") is written in many texts that are
     not that company's. A type, role or legal-form word ("distributor") is no start. ("", []) where none is."""
     best, holders = "", list[tuple[int, str]]()
-    for row, (found, _) in enumerate(document_evidence(documents)):
-        for party in found:
-            start = ""
-            for word in (names.squash(w) for w in party.split()):
-                if not word or not key.startswith(start + word):
-                    break
-                start += word
-            if len(start) < MIN_PREFIX or len(start) >= len(key) or start in GENERIC_WORDS or len(start) < len(best):
-                continue
-            if len(start) > len(best):
-                best, holders = start, []
-            if all(r != row for r, _ in holders):
-                holders.append((row, party))
+    for row, party, runs in _party_runs(documents).get(key[:MIN_PREFIX], []):
+        start = next((run for run in reversed(runs) if key.startswith(run)), "")
+        if len(start) < MIN_PREFIX or len(start) >= len(key) or start in GENERIC_WORDS or len(start) < len(best):
+            continue
+        if len(start) > len(best):
+            best, holders = start, []
+        if all(r != row for r, _ in holders):
+            holders.append((row, party))
     return best, holders
+
+
+def _party_runs(documents: LexicalIndex) -> dict[str, list[tuple[int, str, tuple[str, ...]]]]:
+    """Every party's leading words squashed and run together one more at a time ("flotek", "flotekchemistry", ...).
+
+    As (row, party, runs), filed under the first ``MIN_PREFIX`` letters of its longest run, so that the parties a
+    squashed name can start with are looked up, not searched, per question. A word that squashes to nothing ("&")
+    ends the runs. Made once per loaded index generation from ``document_evidence``."""
+
+    def make() -> dict[str, list[tuple[int, str, tuple[str, ...]]]]:
+        filed: dict[str, list[tuple[int, str, tuple[str, ...]]]] = {}
+        for row, (found, _) in enumerate(document_evidence(documents)):
+            for party in found:
+                runs: list[str] = []
+                for word in (names.squash(w) for w in party.split()):
+                    if not word:
+                        break
+                    runs.append((runs[-1] if runs else "") + word)
+                if runs and len(runs[-1]) >= MIN_PREFIX:
+                    filed.setdefault(runs[-1][:MIN_PREFIX], []).append((row, party, tuple(runs)))
+        return filed
+
+    return documents.derived("party_runs", make)
 
 
 def unheld(documents: LexicalIndex, asked: str) -> int:
