@@ -103,7 +103,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed-workspace", metavar="DIR",
                         help="copy the vectors this other workspace's split indexes (of --seed-methods) hold for the "
                         "same texts instead of embedding them (split_seed): a method whose texts are mostly another's "
-                        "(sac-generic-names: sac-generic's summary less its law and term) embeds only what differs")
+                        "(sac-generic after a summary change that moved a few documents) embeds only what differs")
     parser.add_argument("--seed-methods", help="the methods whose indexes --seed-workspace copies from (default --methods)")
     parser.add_argument("--titles", default=",".join(TITLE_STYLES),
                         help="title styles, comma-separated: firstpage, filename (the built benchmarks) and legalbench "

@@ -567,6 +567,10 @@ not a topic. It changed 22 of the 257 dev contracts' summaries, 2 of the 66 demo
 Test, read once: "all parties" fell by 1 contract (generic) and 2 (expert) of 236 against v9 on the same split, the
 test contracts unread; v10 stays by the rule that dev decides. `/tmp/sfv9` held the `sac/` package of commit b18baec
 (its summarizer files as committed there).
+v11 (chosen on dev with documents resampled, by DRM: bench/notes/2026-12-07-summaries-that-name.md) writes no
+governing law and no term: a summary names its contract and answers no clause question. Every other column equals
+v10's on both splits; the law column now counts the summaries that name the annotated law's place for another reason
+(a party's state of incorporation, a subject).
 Shares in %; `n=` gives the denominator where it is not every contract of the split (contracts whose
 annotation has the fact; for "all parties", those whose annotated parties fit the summary). The last four
 counts are summaries whose party names are addresses, placeholders, role words only, or junk (`bad_name` in

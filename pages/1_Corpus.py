@@ -44,7 +44,7 @@ def settings_ui() -> dict[str, Any]:
     settings.set_settings(chunk_size=chunk_size, summary_chars=summary_chars, embedder=embedder)
 
     kind = st.radio("Summarizer", ["built-in", "OpenAI-compatible endpoint"], horizontal=True, key="corpus_summarizer",
-                    help="Built-in: offline extractive summaries (title, parties, date, law). An endpoint: any "
+                    help="Built-in: offline extractive summaries (title, parties, date). An endpoint: any "
                          "OpenAI-compatible server (OpenAI, Azure, Ollama, vLLM, llama.cpp).")
     llm: dict[str, Any] | None = None
     # LLM methods build from summaries in the store (a shipped set, an earlier run) or from the endpoint below.

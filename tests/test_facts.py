@@ -384,8 +384,12 @@ def sample():
 # shares but for all parties 85.7 (generic), with one junk name by the stricter count of bench/summary_facts.py
 # ("2009 Keefe, Bruyette & Woods, Inc.", a leading year). Version 1 measured party 95.0, all 77.1, type 87.5,
 # date 65.6, law 60.0 / 77.1, with 3 addresses and 4 junk names (dates, signature words) among its party names:
-# it fails the party, all, date and bad-name checks. The floors sit a little under version 3.
-FLOORS = {"party": 95, "all": 80, "type": 85, "date": 70, "law": 65}
+# it fails the party, all, date and bad-name checks. The floors sit a little under version 3. From version 11 on
+# a summary states no governing law (it names its contract, it does not answer a clause question), so the share
+# that names the annotated law is a ceiling: a place a summary names for another reason (a party's "Delaware
+# corporation", a subject) is all that is left of it.
+FLOORS = {"party": 95, "all": 80, "type": 85, "date": 70}
+LAW_CEILING = 20
 
 
 @pytest.mark.slow
@@ -395,6 +399,7 @@ def test_summaries_name_the_annotated_facts_of_a_real_sample(sample, strategy):
     row = measure(sample, strategy)
     for fact, floor in FLOORS.items():
         assert row[fact] >= floor, (fact, row[fact], row[f"{fact}_n"])
+    assert row["law"] <= LAW_CEILING, (row["law"], row["law_n"])
     assert (row["address"], row["placeholder"], row["role"], row["junk"]) == (0, 0, 0, 0)
 
 
@@ -509,7 +514,7 @@ def test_a_place_or_a_party_acronym_is_not_a_topic():
     assert "on New York" not in BuiltinSummarizer("generic").summarize(doc).text
 
 
-# -- names-only strategies: the same summaries without the facts that answer clause questions ----------------
+# -- summaries name their contract and answer no clause question ------------------------------------------------
 
 
 def _demo_documents() -> list[Document]:
@@ -517,37 +522,40 @@ def _demo_documents() -> list[Document]:
     return [Document(f"{p.parent.name}/{p.name}", p.read_text(encoding="utf-8")) for p in sorted(demo.glob("*/*.txt"))]
 
 
-def test_names_only_summaries_carry_the_same_type_parties_and_date_and_no_law_or_term():
+def test_summaries_name_type_parties_and_date_but_not_the_governing_law_or_the_term():
     docs = _demo_documents()
     assert len(docs) == 34
     with_law = with_term = 0
     for doc in docs:
         facts = extract_facts(doc)
-        full = BuiltinSummarizer("generic").summarize(doc).text
-        names = BuiltinSummarizer("generic-names").summarize(doc).text
-        law = facts.law and (f", {facts.law}" if facts.law.endswith(" law") else f", {facts.law} law")
-        if law and law in full:
-            with_law += 1
-            assert names == full.replace(law, "", 1) and law not in names, (full, names)
-        else:
-            assert names == full
-        full_fields = BuiltinSummarizer("expert").summarize(doc).text.split("; ")
-        name_fields = BuiltinSummarizer("expert-names").summarize(doc).text.split("; ")
-        with_term += any(f.startswith("term: ") for f in full_fields)
-        assert name_fields == [f for f in full_fields if not f.startswith(("law: ", "term: "))], doc.doc_id
-        identity = [x for x in (facts.kind, facts.date, *(p.name for p in facts.parties)) if x]
-        for whole, part in ((full, names), ("; ".join(full_fields), "; ".join(name_fields))):
-            said = [x for x in identity if x in whole]
-            assert facts.kind in said and all(x in part for x in said), (doc.doc_id, whole, part)
-    assert with_law >= 10 and with_term >= 3  # the demo shows both kinds of fact being dropped
+        generic = BuiltinSummarizer("generic").summarize(doc).text
+        fields = BuiltinSummarizer("expert").summarize(doc).text.split("; ")
+        with_law += bool(facts.law)
+        with_term += bool(facts.term)
+        if facts.law:
+            stated = facts.law if facts.law.endswith(" law") else f"{facts.law} law"
+            assert stated not in generic, (doc.doc_id, generic)
+        assert not any(f.startswith(("law: ", "term: ")) for f in fields), (doc.doc_id, fields)
+        assert facts.kind in generic and (not facts.parties or facts.parties[0].name[:20] in generic), generic
+        assert fields[0].split(": ")[0] in (facts.kind, f"NDA ({facts.kind})"), fields
+    assert with_law >= 10 and with_term >= 3  # the demo's texts state both facts: the summaries leave them out
 
 
-def test_names_only_strategies_are_registered_as_builtin_strategies(tmp_path):
-    config = SacConfig(workspace=tmp_path)
-    for strategy in ("generic-names", "expert-names"):
-        assert strategy in BUILTIN_STRATEGIES
-        summarizer = make_summarizer("builtin", strategy, config)
-        assert summarizer.name == f"builtin-{strategy}" and summarizer.strategy == strategy
-        assert summarizer.prompt_hash != make_summarizer("builtin", strategy.removesuffix("-names"), config).prompt_hash
-        with pytest.raises(ConfigError, match="built-in strategy only"):
-            make_summarizer("openai", strategy, config)
+def test_a_summary_without_the_law_keeps_the_other_facts_where_they_were():
+    doc = Document("s.txt", "SUPPLY AGREEMENT\n\nThis Supply Agreement is entered into on 28 February 2019 by and "
+                            "between Alpha Widgets Inc. (\"Alpha\") and Beta Parts Ltd. (\"Beta\").\n\n"
+                            "12. Governing Law. This Agreement shall be governed by the laws of the State of Delaware.\n"
+                            "13. Term. This Agreement shall continue for a period of three (3) years.")
+    facts = extract_facts(doc)
+    assert facts.law and facts.term  # the text states both; the summaries write neither
+    generic = BuiltinSummarizer("generic").summarize(doc).text
+    expert = BuiltinSummarizer("expert").summarize(doc).text
+    assert "Delaware" not in generic and "Delaware" not in expert and "term:" not in expert, (generic, expert)
+    assert generic.startswith("Supply Agreement between Alpha Widgets Inc.") and "(28 Feb 2019)" in generic, generic
+    assert expert.startswith("Supply Agreement: Alpha Widgets Inc.") and "; 28 Feb 2019" in expert, expert
+
+
+def test_only_generic_and_expert_are_builtin_strategies(tmp_path):
+    assert BUILTIN_STRATEGIES == ("generic", "expert")
+    with pytest.raises(ConfigError, match="Expected builtin strategy 'generic' or 'expert'"):
+        make_summarizer("builtin", "generic-names", SacConfig(workspace=tmp_path))

@@ -12,26 +12,26 @@ from sac.summaries.parties import join_parties
 from sac.summaries.prompts import MIN_TARGET_CHARS, SLACK_CHARS, cut_at_word, made_summary
 from sac.types import Document, Summary, text_hash
 
-NAMES_ONLY_SUFFIX = "-names"
-# The built-in strategies: the full summaries, and the same without the facts that answer clause questions.
-STRATEGIES = ("generic", "expert", f"generic{NAMES_ONLY_SUFFIX}", f"expert{NAMES_ONLY_SUFFIX}")
-ANSWER_FIELDS = ("law", "term")  # facts that answer clause questions rather than tell which contract it is
+STRATEGIES = ("generic", "expert")
+# Facts that answer clause questions rather than tell which contract it is: a summary does not write them.
+ANSWER_FIELDS = ("law", "term")
 
 
 @dataclass(repr=False)
 class BuiltinSummarizer:
-    """Offline extractive summaries: type, parties, date, subject, governing law; no model, deterministic.
+    """Offline extractive summaries that name their contract: type, parties, date, filer, subject; no model.
 
-    ``generic`` reads as a sentence ("Supply Agreement between A Inc. (Alpha) and B Ltd. (28 Feb 2019),
-    Delaware law (filed by C Corp.), to ..."); ``expert`` is a fielded line ("<TYPE>: <parties>; <date>;
-    <subject>; filer: <filer>; law: <law>; term: <term>"). Everything comes from the text, never the file
-    name. Parties come first and may use the 20 characters of slack; their defined short names and the filer
-    go in where they fit; other fields that do not fit the target are left out; only names that alone exceed
-    target + 20 are cut.
+    ``generic`` reads as a sentence ("Supply Agreement between A Inc. (Alpha) and B Ltd. (28 Feb 2019)
+    (filed by C Corp.), to ..."); ``expert`` is a fielded line ("<TYPE>: <parties>; <date>; <subject>;
+    filer: <filer>"). Everything comes from the text, never the file name. Parties come first and may use the
+    20 characters of slack; their defined short names and the filer go in where they fit; other fields that do
+    not fit the target are left out; only names that alone exceed target + 20 are cut. Deterministic.
 
-    ``generic-names`` and ``expert-names`` are the same summaries without the facts that answer clause questions
-    (governing law, term): the text of ``generic`` / ``expert`` with those pieces taken out, every other piece
-    (type, parties, date, filer, subject) as the full strategy writes it.
+    A summary tells which contract it is and answers no clause question: the governing law and the term
+    (``ANSWER_FIELDS``) are not written, since a summary that states "Texas law" draws a governing-law question to
+    its contract whichever contract the question names (chosen on dev with documents resampled:
+    bench/notes/2026-12-07-summaries-that-name.md). The other facts keep the place they have beside a law or a
+    term, as in the summaries measured there: the room the answers leave is not given to a longer subject.
     """
 
     strategy: str = "generic"
@@ -42,8 +42,7 @@ class BuiltinSummarizer:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise ConfigError(f"Expected builtin strategy 'generic' or 'expert', or one of them names-only "
-                              f"('generic-names', 'expert-names'), got {self.strategy!r}")
+            raise ConfigError(f"Expected builtin strategy 'generic' or 'expert', got {self.strategy!r}")
         if self.target_chars < MIN_TARGET_CHARS:
             raise ConfigError(f"Expected target_chars >= {MIN_TARGET_CHARS}, got {self.target_chars}")
         self.name = f"builtin-{self.strategy}"
@@ -65,13 +64,9 @@ class BuiltinSummarizer:
     def summary_text(self, document: Document) -> str:
         """The summary before any cut (may exceed the limit only when the names alone do)."""
         facts = extract_facts(document)
-        if self.strategy.startswith("expert"):
+        if self.strategy == "expert":
             return self._expert(facts)
         return self._generic(facts)
-
-    @property
-    def _names_only(self) -> bool:
-        return self.strategy.endswith(NAMES_ONLY_SUFFIX)
 
     def _generic(self, facts: DocumentFacts) -> str:
         target = self.target_chars
@@ -96,8 +91,8 @@ class BuiltinSummarizer:
         # The subject may use half the slack: with it a summary still tells more than without.
         subject = self._subject(facts, target + SLACK_CHARS // 2 - len(text) - 2, text)
         text = f"{text}, {subject}" if subject else text
-        # Names only: the same text without the law (generic summaries write no term).
-        return text[:law_at] + text[law_at + len(law) :] if self._names_only else text
+        # The law held its place while the other facts were fitted (see the class); it is not written.
+        return text[:law_at] + text[law_at + len(law) :]
 
     def _expert(self, facts: DocumentFacts) -> str:
         target = self.target_chars
@@ -120,9 +115,7 @@ class BuiltinSummarizer:
         subject = self._subject(facts, budget, kind + parties)
         if subject:
             fields["subject"] = subject
-        if self._names_only:
-            fields = {k: v for k, v in fields.items() if k not in ANSWER_FIELDS}
-        return self._expert_line(kind, parties, fields)
+        return self._expert_line(kind, parties, {k: v for k, v in fields.items() if k not in ANSWER_FIELDS})
 
     @staticmethod
     def _subject(facts: DocumentFacts, budget: int, written: str) -> str | None:

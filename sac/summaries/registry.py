@@ -9,7 +9,6 @@ from typing import Any, TypedDict, Unpack, cast
 from sac.config import SacConfig
 from sac.errors import ConfigError
 from sac.protocols import Summarizer
-from sac.summaries.builtin import STRATEGIES as BUILTIN_STRATEGIES
 from sac.summaries.builtin import BuiltinSummarizer
 from sac.summaries.llm import (
     LLM_STRATEGIES,
@@ -39,9 +38,6 @@ def _make_builtin(strategy: str, config: SacConfig, prompt: str | None, **option
 
 def _make_openai(strategy: str, config: SacConfig, prompt: str | None, **options: Unpack[LLMOptions]) -> Summarizer:
     # "generic"/"expert" become "generic-llm"/"expert-llm": LLM summaries are a method of their own.
-    if strategy in BUILTIN_STRATEGIES and strategy not in LLM_STRATEGIES:  # "generic-names": the builtin's alone
-        raise ConfigError(f"{strategy!r} is a built-in strategy only; LLM strategies are {sorted(LLM_STRATEGIES)} "
-                          "or a name of your own")
     if options.get("timeout_s") is None:
         timeout_s = config.llm_timeout_s
         if is_local_url(config.llm_base_url):

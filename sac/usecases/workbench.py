@@ -48,7 +48,7 @@ from sac.workspace import Workspace
 # and starts when a page opens, from the stages.
 __all__ = ["BUILTIN_STRATEGIES", "Workbench", "embedder_name", "make_client", "make_embedder", "preload"]
 
-BUILTIN_STRATEGIES = ("generic", "expert", "generic-names", "expert-names")
+BUILTIN_STRATEGIES = ("generic", "expert")
 
 
 class Workbench:
