@@ -177,6 +177,7 @@ def _lookalikes(key: str, ids: tuple[str, ...], texts: tuple[str, ...], _wb: Wor
 
 def lookalikes(wb: Workbench, ids: Sequence[str], texts: Sequence[str]) -> pd.DataFrame:
     """Each summary's most similar other summary and their cosine similarity, with the workbench embedder."""
+    getattr(wb.embedder, "model", None)  # the model loads first, under its own spinner, not drawn over the call's
     return _lookalikes(wb.embedder_name, tuple(ids), tuple(texts), wb)
 
 
