@@ -4,8 +4,8 @@
     python bench/headline.py --write    # put the test rows into README.md's results table
 
 Reads each split's and dataset's runs of ``RUNS`` (``bench/results/<run>.json``, written by bench/selection.py
-with ``--questions``; the commands are in bench/notes/2026-12-01-method-selection-commands.md): the paper's methods
-from the first, the recommended method's rows from the second, and makes one row per (dataset, title style, method):
+with ``--questions``; the commands are in bench/notes/2026-12-01-method-selection-commands.md): every method the
+second run measured from it, the others (the baseline) from the first, and makes one row per (dataset, title style, method):
 DRM with its intervals over questions and over documents, DRM@1, precision, recall, and DRM on the identifiable
 questions and on the rest. README.md holds the test split's rows without the last two columns (``short``);
 bench/RESULTS.md holds every row of both splits (bench/results_doc.py writes it). ``--write`` replaces each README
@@ -29,18 +29,19 @@ from sac.methods import RECOMMENDED, parse_method
 
 SPLITS = ("dev", "test")
 DATASETS = ("cuad", "contractnli")
-# Per split and dataset, (the run of the paper's methods, the run of the recommended method), on the splits rebuilt
-# with the demo's documents in dev: the paper's methods in one run, the recommended method with target resolution
-# beside sac-generic in another, on the same indexes (bench/notes/2026-12-07-party-starts.md). Test: run once per
-# change of the method, after its choices were fixed on dev.
+# Per split and dataset, (an earlier run, the run of the current summaries), on the splits rebuilt with the demo's
+# documents in dev: the baseline (no summary) from the paper's methods' run, the methods with a summary
+# (sac-generic, sac-expert and recommended) from their run with the current built-in summaries, which name their
+# contract and answer no clause question (BUILTIN_VERSION 11; bench/notes/2026-12-07-summaries-that-name.md).
+# Test: run once per change, after its choices were fixed on dev.
 RUNS = {
     "dev": {
-        "cuad": ("selection-dev-paper-cuad", "selection-dev-targets-cuad"),
-        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-targets-contractnli"),
+        "cuad": ("selection-dev-paper-cuad", "selection-dev-v11-cuad"),
+        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-v11-contractnli"),
     },
     "test": {
-        "cuad": ("selection-test-paper-cuad", "selection-test-targets-cuad"),
-        "contractnli": ("selection-test-paper-contractnli", "selection-test-targets-contractnli"),
+        "cuad": ("selection-test-paper-cuad", "selection-test-v11-cuad"),
+        "contractnli": ("selection-test-paper-contractnli", "selection-test-v11-contractnli"),
     },
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
@@ -101,8 +102,8 @@ def rows(split: str, results: Path = RESULTS, *, short: bool = False) -> list[st
             [same] = [b for b in later["blocks"] if b["titles"] == block["titles"]]
             if (same["documents"], later["embedder"]) != (block["documents"], run["embedder"]):
                 raise SystemExit(f"{dataset} {split}: the two runs of RUNS searched other pools")
-            ran = {r["method"] for r in block["rows"]}  # a method the first run lacks comes from the second
-            merged = [*block["rows"], *(r for r in same["rows"] if r["method"] == METHODS[-1] or r["method"] not in ran)]
+            later_ran = {r["method"] for r in same["rows"]}  # a method the second run measured comes from it
+            merged = [*(r for r in block["rows"] if r["method"] not in later_ran), *same["rows"]]
             out += block_rows(run, block, METHODS, merged, short=short)
     return out
 

@@ -26,7 +26,7 @@ SMALL_POOLS = ("small-pools-{split}-{dataset}",)
 LEGALBENCH = "legalbench-{split}"
 NAMED_POOL = "legalbench-pool-{split}-contractnli"
 SAME_TYPE = "same-type-{split}-{dataset}-of{n}"
-TARGETS = "selection-{split}-targets-{dataset}"  # recommended beside sac-generic, on the splits with the demo in dev
+TARGETS = "selection-{split}-v11-{dataset}"  # recommended beside sac-generic, on the splits with the demo in dev
 PAIRED = "paired-{split}-targets-{dataset}"  # the same against the routing rules target resolution replaced
 SAME_TYPE_SIZES = (3, 6, 10)
 
@@ -92,10 +92,12 @@ def headline_section(results: Path) -> str:
              "DRM, precision and recall in %, mean over k = 1…64, with 95 % bootstrap intervals over questions and, "
              "for DRM, over documents (each with all its questions). Each split is searched against all its "
              "documents, both title styles against the same index. Every choice was made on dev; test was run once "
-             "per change. `sac-generic` and `sac-expert` are the built-in summaries. README.md's table is the test "
-             "rows without the last two columns. Both splits are the ones rebuilt with the demo's documents in dev, "
-             "`recommended` with target resolution as refitted on dev (notes/2026-12-07-party-starts.md); the "
-             "paper's methods were run once on these splits (dev: notes/2026-12-07-summaries-that-name.md)."]
+             "per change. `sac-generic` and `sac-expert` are the built-in summaries, which name their contract and "
+             "answer no clause question (no governing law, no term: notes/2026-12-07-summaries-that-name.md); "
+             "they and `recommended` (target resolution as refitted on dev: notes/2026-12-07-party-starts.md) come "
+             "from one run with those summaries, the baseline (no summary) from the run of the paper's methods. "
+             "README.md's table is the test rows without the last two columns. Both splits are the ones rebuilt "
+             "with the demo's documents in dev."]
     for split, title in (("dev", "Dev (where every choice was made)"), ("test", "Test (run once per change)")):
         names = list(dict.fromkeys(name for pair in headline.RUNS[split].values() for name in pair))
         parts += ["", f"### {title}", "", sources(names, results), "",
