@@ -196,7 +196,8 @@ def same_type_section(results: Path) -> str:
         "k = 1…64 with 95 % intervals over questions. Nothing was chosen on the test runs. Dev pools led to two changes "
         "of target resolution before the runs shown: company forms taken off a squashed name one after another "
         "(\"EUROPEANMICROHOLDINGSINC\" is \"European Micro\"), and a party whose first words start a squashed name "
-        "(\"Flotek Chemistry, LLC\" for \"FLOTEKINDUSTRIESINCCN\"; bench/notes/2026-12-07-party-starts.md)."
+        "(\"Flotek Chemistry, LLC\" for \"FLOTEKINDUSTRIESINCCN\"; bench/notes/2026-12-07-party-starts.md). The "
+        "runs shown are of the built-in summaries that name their contract (no governing law, no term)."
         + (f" Not run yet: {', '.join(missing)}." if missing else ""), "",
         sources(names, results), "",
         table(("split · pool · embedder", "titles", "method", "subset", "questions", "DRM@8 %", "DRM@1 %", "DRM %",
