@@ -453,9 +453,40 @@ def test_a_parent_named_again_and_a_party_after_a_role_label_are_read_as_the_tex
     # Corporation (the "Company") is a NASDAQ listing company": the filer describing itself, not a party.
     facts = _cuad_facts("CHINARECYCLINGENERGYCORP_11_14_2013-EX-10.6-Cooperation Agreement.txt")
     assert "China Recycling Energy Corporation" not in [p.name for p in facts.parties]
-    # "among VERIZON OWNER TRUST 2020-A, as Issuer, VERIZON ABS LLC, as Depositor": "as" describes "Issuer" only.
+    # "among VERIZON OWNER TRUST 2020-A, as Issuer, VERIZON ABS LLC, as Depositor and CELLCO PARTNERSHIP d/b/a
+    # VERIZON WIRELESS, as Servicer": after ", as" the capacity is "Issuer" and "Depositor" only, whatever their words.
     facts = _cuad_facts("VerizonAbsLlc_20200123_8-K_EX-10.4_11952335_EX-10.4_Service Agreement.txt")
-    assert [p.name for p in facts.parties][:2] == ["Verizon Owner Trust", "Verizon Abs LLC"] and facts.filer is None
+    assert [p.name for p in facts.parties] == [
+        "Verizon Owner Trust", "Verizon Abs LLC", "Cellco Partnership (Verizon Wireless)"] and facts.filer is None
+
+
+# -- summarizer v12: parties and titles the dev contracts showed missing (the rules are general) ---------------
+
+
+@pytest.mark.parametrize("file, parties", [
+    # "AVIONS DE TRANSPORT REGIONAL, G.I.E. (as Repairer)": a French groupement d'intérêt économique
+    ("AzulSa_20170303_F-1A_EX-10.3_9943903_EX-10.3_Maintenance Agreement1.txt",
+     ["AZUL Linhas Aéreas Brasileiras S/A", "Avions De Transport Regional, G.I.E."]),
+    # "EuroTel Bratislava a.s., Stefanikova 17": a Slovak joint-stock company
+    ("SLOVAKWIRELESSFINANCECOBV_03_28_2001-EX-4.(B)(II).3-Maintenance and support contract for SICAP(R) modules.txt",
+     ["EuroTel Bratislava a.s.", "Sicap Ltd"]),
+    # A cover page "CHINA ECONOMIC INFORMATION SERVICE OF XINHUA NEWS AGENCY / AND / XINHUA FINANCIAL NETWORK
+    # LIMITED": the first has no legal form, and the cover's pair names it.
+    ("XinhuaSportsEntertainmentLtd_20070221_F-1_EX-99.4_645553_EX-99.4_Content License Agreement.txt",
+     ["China Economic Information Service of Xinhua News Agency", "Xinhua Financial Network Limited"]),
+])
+def test_legal_forms_abroad_and_a_cover_pair_name_every_party(file, parties):
+    assert [p.name for p in _cuad_facts(file).parties][: len(parties)] == parties
+
+
+def test_a_list_of_clause_headings_is_not_a_title():
+    # A filed fragment opens inside the contract; "19. ENTIRE AGREEMENT, GOVERNING LAW" is its first heading with a
+    # type word, and its page footer names the agreement.
+    facts = _cuad_facts("NETGEAR,INC_04_21_2003-EX-10.16-AMENDMENT TO THE DISTRIBUTOR AGREEMENT BETWEEN INGRAM MICRO "
+                        "AND NETGEAR.txt")
+    assert facts.title == "Ingram Netgear Distributor Agreement", facts.title
+    cover = Document("c.txt", "ALPHA WIDGETS LIMITED\nand\nBETA TOOLS PLC\n\nSUPPLY AGREEMENT\n\nThis agreement ...")
+    assert [p.name for p in extract_facts(cover).parties] == ["Alpha Widgets Limited", "Beta Tools PLC"]
 
 
 def test_an_attachment_label_is_not_part_of_the_title():

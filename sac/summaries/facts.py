@@ -21,7 +21,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 11  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 12  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (
@@ -121,7 +121,13 @@ _BAD_SUBJECT_START = re.compile(
 # A lettered attachment, "EXHIBIT D", "Schedule A-1" (a filing's own exhibit number, "Exhibit 10.4", is not one).
 _ATTACHMENT_RE = re.compile(r"(?i:exhibit|schedule|annex|appendix|attachment)\s+[A-Z](?:-\d+)?(?![\w.])")
 # Clause headings that name a document type but are not a title.
-_CLAUSE_HEADING_RE = re.compile(r"(?i)^(?:entire agreement|assignment|notices?|amendments|term of agreement)\s*$")
+_CLAUSE_HEADINGS = (
+    r"(?:entire agreement|assignment|notices?|amendments|term of agreement|governing law|waivers?|severability|"
+    r"termination|miscellaneous|jurisdiction|counterparts|force majeure|headings)"
+)
+_CLAUSE_HEADING_RE = re.compile(  # one or a list: "ENTIRE AGREEMENT, GOVERNING LAW"
+    rf"(?i)^{_CLAUSE_HEADINGS}(?:\s*(?:[,;&]|\band\b)\s*{_CLAUSE_HEADINGS})*\s*$"
+)
 
 
 # A sentence's end: a period after a word of four letters or more, or after a closing bracket or quotation mark

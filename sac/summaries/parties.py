@@ -21,7 +21,7 @@ SUFFIX = (
     r"Inc|INC|inc|Incorporated|INCORPORATED|LLC|L\.L\.C|Ltd|LTD|Limited|LIMITED|Corp|CORP|Corporation|CORPORATION|"
     r"Company|COMPANY|Co|CO|plc|PLC|AG|GmbH|S\.A|SA|S/A|N\.V|NV|B\.V|BV|LP|L\.P|LLP|L\.L\.P|LLLP|PLLC|P\.C|AB|FSB|"
     r"N\.\s?A|S\.p\.A|SpA|Ltda|LTDA|S\.r\.l|S\.R\.L|SRL|S\.A\.S|S\.[àa]\.? r\.l|S\.A\.R\.L|SARL|Pte|PTE|Pty|PTY|K\.K|A/S|ApS|Oy|Oyj|"
-    r"SE|Sdn\.? Bhd|Bhd|Berhad|Tbk|Trust|TRUST|Bank|BANK|Authority|AUTHORITY|Partnership|PARTNERSHIP|"
+    r"SE|G\.I\.E|GIE|a\.s|Sdn\.? Bhd|Bhd|Berhad|Tbk|Trust|TRUST|Bank|BANK|Authority|AUTHORITY|Partnership|PARTNERSHIP|"
     r"Association|ASSOCIATION|University|UNIVERSITY|Foundation|FOUNDATION)"
 )
 _UP = "A-ZÀ-ÖØ-Þ"  # upper-case letters, accented ones included
@@ -223,7 +223,33 @@ def find_parties(head: str, text: str = "", keep: Collection[str] = ()) -> list[
             return parties
         if len(parties) > len(best):
             best = parties
-    return best
+    return best if len(best) >= 2 else _with_cover_pair(best, head, keep)
+
+
+# A cover page's two parties, each on its own line in capitals, with "AND" on the line between them.
+_COVER_PAIR_RE = re.compile(
+    rf"^[ \t]*([{_UP}][{_UP}0-9&.,'’() -]{{3,80}}?)[ \t]*\n\s*(?:AND|and|And)[ \t]*\n"
+    rf"\s*([{_UP}][{_UP}0-9&.,'’() -]{{3,80}}?)[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def _with_cover_pair(parties: list[Party], head: str, keep: Collection[str]) -> list[Party]:
+    """``parties`` and the cover page's pair of names.
+
+    "EXAMPLE LIMITED / AND / EXAMPLE NEWS AGENCY" names both parties even where one has no legal form for the name
+    patterns to find."""
+    match = _COVER_PAIR_RE.search(head)
+    if match is None:
+        return parties
+    found = list(parties)
+    for raw in match.groups():
+        name = clean_name(raw, keep)
+        key = name_key(name)
+        if not_a_name(name) or not key or any(key == name_key(p.name) for p in found):
+            continue
+        found.append(Party(name))
+    return _merge(sorted(found, key=lambda p: head.upper().find(p.name.upper())))
 
 
 def _parties_at(flat: str, start: int, keep: Collection[str]) -> list[Party]:
@@ -332,7 +358,7 @@ def _matches(
         name = _drop_role_words(clean_name(match.group(group), keep), context)
         trade = _TRADING_AS_RE.match(window, hi)
         if trade:
-            name = f"{name} ({squash(trade.group(1)).strip(' ,')})"
+            name = f"{name} ({title_case(squash(trade.group(1)).strip(' ,'), keep)})"
             hi = trade.end()
         if regex is _PERSON_RE and match.group(1):
             name = squash(match.group(1)) + " " + name
@@ -340,7 +366,7 @@ def _matches(
             # "..., as Issuer, EXAMPLE ABS LLC, as Depositor and BETA LP": the descriptor is the role before the
             # comma or "and" only.
             role = re.match(r"(.+?)(?:,\s+|\s+(?:and|AND)\s+)", window[lo:hi])
-            pos = lo + role.end() if role and is_role(role.group(1)) else match.end()
+            pos = lo + role.end() if role and _is_capacity(role.group(1), window[max(0, lo - 25) : lo]) else match.end()
             continue
         why = not_a_name(name) or ("long" if len(name) > 70 else None) or _common_word(name, context)
         if why is None and _POSTCODE_AFTER_RE.match(window, hi):  # "Las Vegas NV 89169": a city and state code
@@ -358,6 +384,17 @@ def _matches(
         results.append((lo, hi, name))
         pos = match.end()
     return results
+
+
+def _is_capacity(words: str, before: str) -> bool:
+    """``words`` name the role a party signs in.
+
+    Role words, or after ", as" a few capitalised words without a legal form ("EXAMPLE ABS LLC, as Depositor and
+    ...": whatever follows "as" there is the capacity)."""
+    if is_role(words):
+        return True
+    capacity = re.search(r",\s*as\s*$", before) and re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}", words)
+    return bool(capacity) and not _LEGAL_WORDS_RE.search(words.lower())
 
 
 # A "name" ending in a two-letter code right before a US ZIP code is a city and state ("Las Vegas NV 89169"), not a
