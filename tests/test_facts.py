@@ -499,6 +499,35 @@ def test_an_attachment_label_is_not_part_of_the_title():
     assert extract_facts(annex).title == "Non-Disclosure Agreement"
 
 
+@pytest.mark.parametrize("file, parties", [
+    # "... PACIFICAP ENTERTAINMENT' located at ... Licensor: PACIFICAP ENTERTAINMENT Licensee THE HENRY FILM AND
+    # ENTERTAINMENT CORPORATION": no apostrophe, and the label between two names in capitals joins neither
+    ("PacificapEntertainmentHoldingsInc_20051115_8-KA_EX-1.01_4300894_EX-1.01_Content License Agreement.txt",
+     ["Henry Film and Entertainment Corporation", "Pacificap Entertainment"]),
+    # "the business entity that you represent": a phrase, not a party
+    ("ScansourceInc_20190822_10-K_EX-10.38_11793958_EX-10.38_Distributor Agreement2.txt", ["Cisco Systems, Inc."]),
+    # "The Johns Hopkins University" and "Johns Hopkins University" are one party
+    ("VirtuosoSurgicalInc_20191227_1-A_EX1A-6 MAT CTRCT_11933379_EX1A-6 MAT CTRCT_License Agreement.txt",
+     ["Johns Hopkins University", "Virtuoso Surgical, Inc."]),
+])
+def test_junk_run_into_a_name_is_no_party(file, parties):
+    assert [p.name for p in _cuad_facts(file).parties] == parties
+
+
+@pytest.mark.parametrize("file, parties", [
+    ("Annexure-3_Confidentiality-Agreement.txt", ["Hernic Ferrochrome Prorpietary Limited"]),  # "... in Annexure A"
+    ("Confidentiality.txt", []),  # "Prospective Investor": a role
+    ("1094814_0001140361-18-017998_s002178x1_ex99d7.htm.txt", ["Blackstreet Capital Holdings, LLC"]),  # "Potential Acquiree"
+])
+def test_roles_and_attachment_text_in_ndas_are_no_party(file, parties):
+    path = CUAD.parent / "contractnli" / "dev.json"
+    if not path.is_file():
+        pytest.fail(f"{path} not found: these tests need ../shared/data beside the checkout")
+    record = next(d for d in json.loads(path.read_text("utf-8"))["documents"] if d["file_name"] == file)
+    facts = extract_facts(Document(file, record["text"]))
+    assert [p.name for p in facts.parties] == parties and all(p.short_names == () for p in facts.parties)
+
+
 def _ndas() -> list[Document]:
     """Every demo NDA and every third NDA of ContractNLI's dev.json (26 texts)."""
     path = CUAD.parent / "contractnli" / "dev.json"

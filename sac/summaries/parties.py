@@ -67,10 +67,10 @@ _PERSON_RE = re.compile(  # "(2) JANE DOE of", "between Dr. Jane Q. Doe (the"
 )
 _SINGLE_RE = re.compile(rf"(?:\bbetween|\band|\bamong)\s+({_WORD}),?\s*\((?:the\s+)?[\"“]")  # "and Example, ("Supplier")"
 # A label before a party: "Party A: ...", "Licensor: ...".
-_LABELLED_RE = re.compile(
-    rf"\b(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
-    rf"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)\s*[:：]\s*({_WORD}(?:\s+{NAME_WORD}){{0,7}})"
-)
+_LABELS = (r"(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
+           r"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)")
+# The name ends where the next label starts: "Licensor: EXAMPLE MEDIA Licensee BETA CORPORATION".
+_LABELLED_RE = re.compile(rf"\b{_LABELS}\s*[:：]\s*({_WORD}(?:\s+(?!{_LABELS}\b){NAME_WORD}){{0,7}})")
 _TRADING_AS_RE = re.compile(  # "Example (Pty) Ltd. (trading as Example)", "Example, Inc., d/b/a Example USA"
     r",?\s*\(?(?:trading as|t/a|d/b/a|dba|doing business as)\s+([A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})\)?"
 )
@@ -128,7 +128,7 @@ promoter marketer affiliate affiliates member members partner partners represent
 holder guarantor institution university venture manager administrator undersigned individual we us our you your they
 it its lead master sub service services marketing co host entity entities holding joint sublicensee subadviser
 discloser association partnership licensing servicing prime exclusive authorized independent strategic original
-general limited managing them i me
+general limited managing them i me prospective potential acquirer acquiror acquiree
 """.split())
 # Roles, pronouns and defined terms: a name made only of these (and small words) names no one.
 ROLE_WORDS = PARTY_ROLES | frozenset("""
@@ -145,7 +145,8 @@ _ADDRESS_RE = re.compile(
 )
 _PLACEHOLDER_RE = re.compile(r"_{2,}|[\[\]●•<>]|\b(?:Name|Title|By|Its|Date)\s*:|([^\W\d_])\1{4,}", re.IGNORECASE)
 _SIGNATURE_RE = re.compile(  # signature blocks and headings run into a name
-    r"\b(?:Authorized Signatory|Signatory|Attorney-in-fact|Officer|Witness|Initials|Exhibit|Schedule|Section|Article)\b",
+    r"\b(?:Authorized Signatory|Signatory|Attorney-in-fact|Officer|Witness|Initials|Exhibit|Schedule|Section|Article|"
+    r"Annex|Annexure|Appendix|Attachment)\b",
     re.IGNORECASE,
 )
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -175,6 +176,8 @@ def not_a_name(name: str) -> str | None:
         return "role"
     if not re.search(r"[a-z]", name_key(name)):  # "2440 SE": a street number before a direction
         return "number"
+    if re.search(r"\b(?:you|your|that|which|who|whom)\b", low) and not _LEGAL_WORDS_RE.search(low):
+        return "phrase"  # "the Business Entity That You Represent"; "You On Demand Holdings, Inc." is a company
     if re.match(r"(?:(?:people's|federal)\s+)?(?:republic|states?|commonwealth|province|kingdom)\s+of\b", low):
         return "place"
     # "A. Territories" (a numbered heading), "Acme Corp. Products" (two sentences run together)
@@ -368,7 +371,8 @@ def _matches(
             role = re.match(r"(.+?)(?:,\s+|\s+(?:and|AND)\s+)", window[lo:hi])
             pos = lo + role.end() if role and _is_capacity(role.group(1), window[max(0, lo - 25) : lo]) else match.end()
             continue
-        why = not_a_name(name) or ("long" if len(name) > 70 else None) or _common_word(name, context)
+        why = (not_a_name(name) or ("long" if len(name) > 70 else None) or _common_word(name, context)
+               or ("label" if _LABEL_INSIDE_RE.search(window[lo:hi]) else None))
         if why is None and _POSTCODE_AFTER_RE.match(window, hi):  # "Las Vegas NV 89169": a city and state code
             why = "address"
         if why:
@@ -397,6 +401,8 @@ def _is_capacity(words: str, before: str) -> bool:
     return bool(capacity) and not _LEGAL_WORDS_RE.search(words.lower())
 
 
+# A role label in title case between names in capitals joins two names: "EXAMPLE MEDIA Licensee BETA CORPORATION".
+_LABEL_INSIDE_RE = re.compile(rf"[{_UP}]{{2,}}\s+(?:Licensor|Licensee|Seller|Buyer|Supplier|Customer|Client)\s+[{_UP}]{{2,}}")
 # A "name" ending in a two-letter code right before a US ZIP code is a city and state ("Las Vegas NV 89169"), not a
 # company with a legal form; a street number after a company ("Example NV 12345 Main Street") is followed by a name.
 _POSTCODE_AFTER_RE = re.compile(r"(?<=\b[A-Z]{2}),?\s*\d{5}(?:-\d{4})?\b(?!\s+[A-Z][a-z])")
@@ -421,6 +427,8 @@ def clean_name(name: str, keep: Collection[str]) -> str:
     if rest and is_role(first):  # "Reseller, Example Corp."
         name = rest
     name = _LEADING_YEAR_RE.sub("", _strip_label(name).strip(" ,;:"))  # a label hid it: "AGREEMENT, 2009 Example"
+    name = re.sub(r"^(?:the|THE)\s+(?=[A-Z0-9])", "", name)  # "Licensee THE EXAMPLE CORPORATION"
+    name = re.sub(r"(?<=[A-Za-z])['’]$", "", name)  # a possessive's apostrophe: "Example Entertainment' business"
     return title_case(name, keep)
 
 
