@@ -586,6 +586,11 @@ names in capitals ("EXAMPLE MEDIA Licensee THE BETA CORPORATION"), a leading "Th
 Identified in Annexure A"), and roles with "prospective" or "potential" ("Prospective Investor", "Potential
 Acquiree"). It changed the summaries of 3 dev contracts, 3 ContractNLI dev NDAs and 1 test contract; every dev
 column but one expert date (+1) equals v12's. Test, read once: every column equals v12's.
+v14 keeps a trust's series in its name ("EXAMPLE OWNER TRUST 2020-A") and reads a web address after "between" or "and"
+as a party ("between Example.com and ..."): 2 dev contracts' summaries changed (one now names all its annotated
+parties, the other its first), no test contract's, no NDA's. Writing a former name beside a party ("(f/k/a EXAMPLE)",
+like a trade name) was tried with it and left out: it changed a demo contract's summary and named an acquisition
+vehicle as a former name on dev.
 Shares in %; `n=` gives the denominator where it is not every contract of the split (contracts whose
 annotation has the fact; for "all parties", those whose annotated parties fit the summary). The last four
 counts are summaries whose party names are addresses, placeholders, role words only, or junk (`bad_name` in

@@ -454,10 +454,11 @@ def test_a_parent_named_again_and_a_party_after_a_role_label_are_read_as_the_tex
     facts = _cuad_facts("CHINARECYCLINGENERGYCORP_11_14_2013-EX-10.6-Cooperation Agreement.txt")
     assert "China Recycling Energy Corporation" not in [p.name for p in facts.parties]
     # "among VERIZON OWNER TRUST 2020-A, as Issuer, VERIZON ABS LLC, as Depositor and CELLCO PARTNERSHIP d/b/a
-    # VERIZON WIRELESS, as Servicer": after ", as" the capacity is "Issuer" and "Depositor" only, whatever their words.
+    # VERIZON WIRELESS, as Servicer": after ", as" the capacity is "Issuer" and "Depositor" only, whatever their words;
+    # the trust's series is part of its name.
     facts = _cuad_facts("VerizonAbsLlc_20200123_8-K_EX-10.4_11952335_EX-10.4_Service Agreement.txt")
     assert [p.name for p in facts.parties] == [
-        "Verizon Owner Trust", "Verizon Abs LLC", "Cellco Partnership (Verizon Wireless)"] and facts.filer is None
+        "Verizon Owner Trust 2020-A", "Verizon Abs LLC", "Cellco Partnership (Verizon Wireless)"] and facts.filer is None
 
 
 # -- summarizer v12: parties and titles the dev contracts showed missing (the rules are general) ---------------
@@ -512,6 +513,14 @@ def test_an_attachment_label_is_not_part_of_the_title():
 ])
 def test_junk_run_into_a_name_is_no_party(file, parties):
     assert [p.name for p in _cuad_facts(file).parties] == parties
+
+
+def test_a_web_address_after_between_is_a_party():
+    # "This is a managed hosting agreement between AstroNutrition.com and deep systems."
+    facts = _cuad_facts("BANGIINC_05_25_2005-EX-10-Premium Managed Hosting Agreement.txt")
+    assert [p.name for p in facts.parties] == ["AstroNutrition.com"]
+    doc = Document("d.txt", "Hosting Agreement\nThis agreement is between Alpha Corp. and example.net, a hosting firm.")
+    assert [p.name for p in extract_facts(doc).parties] == ["Alpha Corp.", "example.net"]
 
 
 @pytest.mark.parametrize("file, parties", [

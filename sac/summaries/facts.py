@@ -21,7 +21,7 @@ from sac.types import Document
 # Built-in extractive summarizer
 # --------------------------------------------------------------------------------------------------
 
-BUILTIN_VERSION = 13  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
+BUILTIN_VERSION = 14  # raise on every heuristic change: it is part of the prompt hash, so caches refresh
 HEAD_CHARS = 5000  # the builtin reads this much of a document, plus searches of all of it (law, term, filer)
 
 _TYPE_WORDS = (

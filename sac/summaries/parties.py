@@ -37,7 +37,8 @@ NAME_WORD = rf"(?:(?!(?:AND|And|BETWEEN|Between)\b){_WORD}|\d+|\([{_UP}][{_AL}]{
 _AND_WORD = rf"(?<![\d,;])\s+(?:and|AND)\s+{_WORD}"
 # "Acme Widgets Company, LLC", "ALPHA LIMITED", "Example Trading (Pty) Ltd.", "eExample Inc.", "acme.com, inc."
 _ORG_RE = re.compile(
-    rf"(?<![\w&/])({NAME_FIRST}(?:[ ,]+{NAME_WORD}){{0,8}}?(?:{_AND_WORD})?(?:,?\s+{SUFFIX}\.?){{1,2}})"
+    rf"(?<![\w&/])({NAME_FIRST}(?:[ ,]+{NAME_WORD}){{0,8}}?(?:{_AND_WORD})?(?:,?\s+{SUFFIX}\.?){{1,2}}"
+    r"(?:\s+(?:19|20)\d\d-[A-Z0-9]{1,3})?)"  # a series: "Example Owner Trust 2020-A"
     rf"(?![\w-])(?!\s*(?:Name|name|:))"
 )
 _DESCRIBED_RE = re.compile(  # "Acme Projects, a Dutch corporation", "Dr. Jane Q. Doe, an individual"
@@ -65,6 +66,8 @@ _PERSON_RE = re.compile(  # "(2) JANE DOE of", "between Dr. Jane Q. Doe (the"
     r"(?:\(\d\)|\bbetween:?|\bBETWEEN:?|\band:?|\bAND:?)\s+((?:Dr\.|Mr\.|Ms\.|Mrs\.)\s+)?"
     r"([A-Z][a-zA-Z'’-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-zA-Z'’-]+){1,2})(?:\s*[(,]|\s+of\b)"
 )
+# A web address that names a party: "between Example.com and ...", "and example.net."
+_DOMAIN_RE = re.compile(r"(?:\bbetween|\band|\bAND|\bBETWEEN)\s+([A-Za-z][\w-]*\.(?:com|net|org|io))(?![\w.]\w)")
 _SINGLE_RE = re.compile(rf"(?:\bbetween|\band|\bamong)\s+({_WORD}),?\s*\((?:the\s+)?[\"“]")  # "and Example, ("Supplier")"
 # A label before a party: "Party A: ...", "Licensor: ...".
 _LABELS = (r"(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
@@ -292,7 +295,7 @@ def _opening_clauses(head: str, text: str) -> list[tuple[str, int, bool]]:
 # found. A loose pattern must follow a connector ("between", "and", a comma): it matches any capitalised phrase.
 _PATTERNS = (
     (_ORG_RE, 1, False), (_DESCRIBED_RE, 1, False), (_ALIASED_RE, 1, True), (_LOCATED_RE, 1, False),
-    (_LABELLED_RE, 1, False), (_PERSON_RE, 2, False), (_SINGLE_RE, 1, False),
+    (_LABELLED_RE, 1, False), (_PERSON_RE, 2, False), (_SINGLE_RE, 1, False), (_DOMAIN_RE, 1, False),
 )
 _CONNECTOR_BEFORE_RE = re.compile(r"(?:\b(?:between|among|and|AND|BETWEEN|AMONG)|[,;:]|\(\w\)|^)\s*$")
 
