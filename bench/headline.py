@@ -32,16 +32,17 @@ DATASETS = ("cuad", "contractnli")
 # Per split and dataset, (an earlier run, the run of the current summaries), on the splits rebuilt with the demo's
 # documents in dev: the baseline (no summary) from the paper's methods' run, the methods with a summary
 # (sac-generic, sac-expert and recommended) from their run with the current built-in summaries, which name their
-# contract and answer no clause question (BUILTIN_VERSION 11; bench/notes/2026-12-07-summaries-that-name.md).
+# contract and answer no clause question and find more of its parties (BUILTIN_VERSION 14;
+# bench/notes/2026-12-07-summaries-that-name.md, bench/notes/2026-12-07-summaries-v12-to-v14.md).
 # Test: run once per change, after its choices were fixed on dev.
 RUNS = {
     "dev": {
-        "cuad": ("selection-dev-paper-cuad", "selection-dev-v11-cuad"),
-        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-v11-contractnli"),
+        "cuad": ("selection-dev-paper-cuad", "selection-dev-v14-cuad"),
+        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-v14-contractnli"),
     },
     "test": {
-        "cuad": ("selection-test-paper-cuad", "selection-test-v11-cuad"),
-        "contractnli": ("selection-test-paper-contractnli", "selection-test-v11-contractnli"),
+        "cuad": ("selection-test-paper-cuad", "selection-test-v14-cuad"),
+        "contractnli": ("selection-test-paper-contractnli", "selection-test-v14-contractnli"),
     },
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)

@@ -26,7 +26,7 @@ SMALL_POOLS = ("small-pools-{split}-{dataset}",)
 LEGALBENCH = "legalbench-{split}"
 NAMED_POOL = "legalbench-pool-{split}-contractnli"
 SAME_TYPE = "same-type-{split}-{dataset}-of{n}"
-TARGETS = "selection-{split}-v11-{dataset}"  # recommended beside sac-generic, on the splits with the demo in dev
+TARGETS = "selection-{split}-v14-{dataset}"  # recommended beside sac-generic, on the splits with the demo in dev
 PAIRED = "paired-{split}-targets-{dataset}"  # the same against the routing rules target resolution replaced
 SAME_TYPE_SIZES = (3, 6, 10)
 
@@ -197,7 +197,7 @@ def same_type_section(results: Path) -> str:
         "of target resolution before the runs shown: company forms taken off a squashed name one after another "
         "(\"EUROPEANMICROHOLDINGSINC\" is \"European Micro\"), and a party whose first words start a squashed name "
         "(\"Flotek Chemistry, LLC\" for \"FLOTEKINDUSTRIESINCCN\"; bench/notes/2026-12-07-party-starts.md). The "
-        "runs shown are of the built-in summaries that name their contract (no governing law, no term)."
+        "runs shown are of the built-in summaries that name their contract (no governing law, no term; BUILTIN_VERSION 14)."
         + (f" Not run yet: {', '.join(missing)}." if missing else ""), "",
         sources(names, results), "",
         table(("split · pool · embedder", "titles", "method", "subset", "questions", "DRM@8 %", "DRM@1 %", "DRM %",

@@ -579,12 +579,13 @@ the summaries of 6 of the 257 dev contracts and 2 of the 252 test ones, no NDA o
 all parties +3 contracts (both strategies), party >= 1 +1, type +1. Test, read once: all parties +1 contract (generic)
 and +1 (expert); one generic summary fewer names its date (a longer party list took its room); the test contracts
 unread.
-v13 (rules chosen on dev, reading the dev contracts' and dev NDAs' party names that have no legal form) drops junk
+v13 (rules chosen on dev, reading the dev contracts' party names that have no legal form, and those of NDAs from
+ContractNLI's dev.json, two of which are test-split NDAs: bench/notes/2026-12-07-summaries-v12-to-v14.md) drops junk
 run into a name: a possessive's apostrophe ("EXAMPLE MEDIA' located at"), a role label in title case between two
 names in capitals ("EXAMPLE MEDIA Licensee THE BETA CORPORATION"), a leading "The" left after a label, a phrase with
 "that" or "you" and no legal form ("the Business Entity That You Represent"), attachment text ("Receiving Party
 Identified in Annexure A"), and roles with "prospective" or "potential" ("Prospective Investor", "Potential
-Acquiree"). It changed the summaries of 3 dev contracts, 3 ContractNLI dev NDAs and 1 test contract; every dev
+Acquiree"). It changed the summaries of 3 dev contracts, 3 ContractNLI NDAs (1 dev, 2 test) and 1 test contract; every dev
 column but one expert date (+1) equals v12's. Test, read once: every column equals v12's.
 v14 keeps a trust's series in its name ("EXAMPLE OWNER TRUST 2020-A") and reads a web address after "between" or "and"
 as a party ("between Example.com and ..."): 2 dev contracts' summaries changed (one now names all its annotated
