@@ -3,6 +3,8 @@ and that a half-written or broken folder is never shown as a run."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from sac.config import SacConfig
@@ -74,6 +76,28 @@ def test_runs_list_newest_first_and_skip_folders_that_are_not_saved_runs(tmp_pat
         open_run(ws, "half-written")
     with pytest.raises(ConfigError, match="Invalid run id"):
         open_run(ws, "../runs")
+
+
+def test_runs_saved_in_the_same_second_list_in_the_order_they_were_made(tmp_path, demo_datasets, monkeypatch):
+    # Two evaluations saved within one second ("...-sure", then "...-plain"): the later one is the newest, whatever
+    # its label. The clock is held still so both fall in the same second, as they do on a quick machine.
+    import datetime as dt
+
+    class _Still(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):  # noqa: ANN206 - the stand-in for datetime.now
+            return dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz)
+
+    monkeypatch.setattr("sac.workspace.datetime", _Still)
+    monkeypatch.setattr("sac.evaluation.runs.utc_now", lambda: "2026-01-02T03:04:05+00:00")
+    ws = Workspace(tmp_path / "ws")
+    cfg = SacConfig(workspace=ws.root)
+    sure = save_run(ws, _result(demo_datasets, False), cfg, {}, label="sure")
+    plain = save_run(ws, _result(demo_datasets, False), cfg, {}, label="plain")
+    saved = (sure.path / "config.json").stat()
+    os.utime(sure.path / "config.json", ns=(saved.st_atime_ns, saved.st_mtime_ns - 10**9))  # written a moment before
+    assert sure.created == plain.created and sure.run_id > plain.run_id
+    assert [r.run_id for r in list_runs(ws)] == [plain.run_id, sure.run_id]
 
 
 def test_two_runs_compare_per_method_and_per_question(tmp_path, demo_datasets):

@@ -278,11 +278,14 @@ def save_run(
 
 
 def list_runs(workspace: Workspace) -> list[RunFolder]:
-    """Saved runs, newest first (a folder whose config.json is missing or unreadable is skipped)."""
+    """Saved runs, newest first (a folder whose config.json is missing or unreadable is skipped).
+
+    Newest by the time the run was saved, then by when its ``config.json`` was written: two runs saved in the same
+    second ("...-120000-sure", "...-120000-plain") come in the order they were made, not by their labels."""
     if not workspace.runs_dir.is_dir():
         return []
     out = []
-    for path in sorted(workspace.runs_dir.iterdir(), reverse=True):
+    for path in workspace.runs_dir.iterdir():
         run = RunFolder(path)
         if path.is_dir() and run.saved:
             try:
@@ -290,7 +293,7 @@ def list_runs(workspace: Workspace) -> list[RunFolder]:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 continue
             out.append(run)
-    return out
+    return sorted(out, key=lambda r: (r.created, r.stamp, r.run_id), reverse=True)
 
 
 def open_run(workspace: Workspace, run_id: str) -> RunFolder:
