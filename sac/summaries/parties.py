@@ -70,8 +70,9 @@ _PERSON_RE = re.compile(  # "(2) JANE DOE of", "between Dr. Jane Q. Doe (the"
 _DOMAIN_RE = re.compile(r"(?:\bbetween|\band|\bAND|\bBETWEEN)\s+([A-Za-z][\w-]*\.(?:com|net|org|io))(?![\w.]\w)")
 _SINGLE_RE = re.compile(rf"(?:\bbetween|\band|\bamong)\s+({_WORD}),?\s*\((?:the\s+)?[\"“]")  # "and Example, ("Supplier")"
 # A label before a party: "Party A: ...", "Licensor: ...".
-_LABELS = (r"(?:Party\s+[A-Z]|PARTY\s+[A-Z]|Licensor|LICENSOR|Licensee|LICENSEE|Seller|SELLER|Buyer|BUYER|Supplier|"
-           r"SUPPLIER|Customer|CUSTOMER|Company|COMPANY|Client|CLIENT)")
+_ROLE_LABELS = ("Licensor", "Licensee", "Seller", "Buyer", "Supplier", "Customer", "Client")
+_LABELS = (r"(?:Party\s+[A-Z]|PARTY\s+[A-Z]|"
+           + "|".join(f"{w}|{w.upper()}" for w in (*_ROLE_LABELS, "Company")) + ")")
 # The name ends where the next label starts: "Licensor: EXAMPLE MEDIA Licensee BETA CORPORATION".
 _LABELLED_RE = re.compile(rf"\b{_LABELS}\s*[:：]\s*({_WORD}(?:\s+(?!{_LABELS}\b){NAME_WORD}){{0,7}})")
 _TRADING_AS_RE = re.compile(  # "Example (Pty) Ltd. (trading as Example)", "Example, Inc., d/b/a Example USA"
@@ -404,8 +405,9 @@ def _is_capacity(words: str, before: str) -> bool:
     return bool(capacity) and not _LEGAL_WORDS_RE.search(words.lower())
 
 
-# A role label in title case between names in capitals joins two names: "EXAMPLE MEDIA Licensee BETA CORPORATION".
-_LABEL_INSIDE_RE = re.compile(rf"[{_UP}]{{2,}}\s+(?:Licensor|Licensee|Seller|Buyer|Supplier|Customer|Client)\s+[{_UP}]{{2,}}")
+# A role label in title case between names in capitals joins two names: "EXAMPLE MEDIA Licensee BETA CORPORATION"
+# ("Company" is not one: inside a name in capitals it is part of the name).
+_LABEL_INSIDE_RE = re.compile(rf"[{_UP}]{{2,}}\s+(?:{'|'.join(_ROLE_LABELS)})\s+[{_UP}]{{2,}}")
 # A "name" ending in a two-letter code right before a US ZIP code is a city and state ("Las Vegas NV 89169"), not a
 # company with a legal form; a street number after a company ("Example NV 12345 Main Street") is followed by a name.
 _POSTCODE_AFTER_RE = re.compile(r"(?<=\b[A-Z]{2}),?\s*\d{5}(?:-\d{4})?\b(?!\s+[A-Z][a-z])")
