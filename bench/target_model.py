@@ -3,6 +3,7 @@
     python bench/target_model.py fit                 # dev: fit the weights, choose CONFIDENT; writes target-model-dev
     python bench/target_model.py measure --split test  # the stored fit on test, once: coverage, wrong, AUROC
     python bench/target_model.py compare --before bench/results/target-model-dev-first-fit.json  # two fits on dev
+    python bench/target_model.py variants            # dev: the model fitted without some of its inputs, side by side
 
 The examples are the benchmarks' titled questions, one per (pool, document, title style): each document's title is
 asked of every pool it is in: the whole split (CUAD, ContractNLI), and same-type pools of 3, 6 and 10 documents
@@ -39,6 +40,7 @@ from sklearn.metrics import roc_auc_score
 
 from sac.index.lexical import LexicalIndex, Lexicon, tokenize
 from sac.retrieval import names, targets
+from sac.retrieval.trace import Match
 from sac.types import Document
 
 POOL_SIZES = (3, 6, 10)
@@ -56,6 +58,7 @@ class Example:
     label: int  # index into candidates, or -1: none
     corpus: int  # documents in the pool
     unheld: int  # the title's name words no document of the pool writes (targets.unheld)
+    clues: dict[str, list[Match]]  # document -> the clues of the title it holds (targets.evidence)
 
 
 def pool_index(documents: list[Document], lines: dict[str, dict[str, str]]) -> LexicalIndex:
@@ -117,17 +120,30 @@ def kind_of(ds: Any, doc_id: str) -> str:
 def example(block: str, index: LexicalIndex, document: str, title: str) -> Example:
     clues = targets.evidence(index, title)
     order = sorted(clues)
-    x = np.array([[targets.features(clues[d])[f] for f in targets.FEATURES] for d in order],
+    x = np.array([[targets.features(clues[d], len(index))[f] for f in targets.FEATURES] for d in order],
                  dtype=float).reshape(len(order), len(targets.FEATURES))
     return Example(block, document, title, order, x, order.index(document) if document in clues else -1, len(index),
-                   targets.unheld(index, title))
+                   targets.unheld(index, title), clues)
+
+
+def without(e: Example, dropped: frozenset[str]) -> Example:
+    """``e`` as a model without the inputs ``dropped`` reads it: a kind of clue dropped is no clue (nor counted
+    ``alone``), a dropped feature is 0."""
+    clues = {d: kept for d, ms in e.clues.items() if (kept := [m for m in ms if m.kind not in dropped])}
+    order = sorted(clues)
+    x = np.array([[0.0 if f in dropped else targets.features(clues[d], e.corpus)[f] for f in targets.FEATURES]
+                  for d in order], dtype=float).reshape(len(order), len(targets.FEATURES))
+    return Example(e.block, e.document, e.title, order, x, order.index(e.document) if e.document in clues else -1,
+                   e.corpus, e.unheld, clues)
 
 
 def probabilities(e: Example, w: np.ndarray, b: float, u: float) -> tuple[np.ndarray, float]:
     return targets.probabilities(e.x @ w if len(e.candidates) else np.zeros(0), e.corpus, b + u * e.unheld)
 
 
-def fit(data: list[Example]) -> tuple[np.ndarray, float, float]:
+def fit(data: list[Example], dropped: frozenset[str] = frozenset()) -> tuple[np.ndarray, float, float]:
+    """The weights, the none score and its lift per unheld word of maximum likelihood (small L2 penalty); a feature
+    in ``dropped`` weighs 0."""
     k = len(targets.FEATURES)
 
     def loss(theta: np.ndarray) -> float:
@@ -139,7 +155,9 @@ def fit(data: list[Example]) -> tuple[np.ndarray, float, float]:
         return total / len(data) + L2 * (float(w @ w) + u * u)
 
     start = np.array([targets.WEIGHTS[f] for f in targets.FEATURES] + [targets.NULL_SCORE, targets.UNHELD_WEIGHT])
-    done = minimize(loss, start, method="L-BFGS-B", bounds=[(0, 50)] * k + [(-30, 30), (0, 50)])
+    bounds = [(0.0, 0.0) if f in dropped else (0.0, 50.0) for f in targets.FEATURES] + [(-30.0, 30.0), (0.0, 50.0)]
+    start = np.where([f in dropped for f in targets.FEATURES] + [False, False], 0.0, start)
+    done = minimize(loss, start, method="L-BFGS-B", bounds=bounds)
     return done.x[:k], float(done.x[k]), float(done.x[k + 1])
 
 
@@ -207,7 +225,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def stored_fit(path: Any) -> tuple[np.ndarray, float, float, float]:
     stored = json.loads(open(path, encoding="utf-8").read())
-    return (np.array([stored["weights"][f] for f in targets.FEATURES]), stored["null_score"],
+    return (np.array([stored["weights"].get(f, 0.0) for f in targets.FEATURES]), stored["null_score"],
             stored.get("unheld_weight", 0.0), stored["confident"])
 
 
@@ -236,9 +254,54 @@ def compare(data: list[Example], args: argparse.Namespace) -> int:
     return 0
 
 
+# The model's inputs, each variant without some of them, fitted on the same dev examples (``variants``).
+VARIANTS = {
+    "without the text start and the clue alone times ln N": frozenset({"text_start", "alone_ln_corpus"}),
+    "without the text start": frozenset({"text_start"}),
+    "without the clue alone times ln N": frozenset({"alone_ln_corpus"}),
+    "all inputs (in use)": frozenset(),
+}
+
+
+def variants(data: list[Example], args: argparse.Namespace) -> int:
+    """The model fitted on dev without some of its inputs (``VARIANTS``), each with its own CONFIDENT, block by block:
+    bench/results/target-model-dev-variants.json/.md. The unheld count is the code's in every variant."""
+    fits: dict[str, Any] = {}
+    for name, dropped in VARIANTS.items():
+        ex = [without(e, dropped) for e in data]
+        w, b, u = fit(ex, dropped)
+        rows = scored(ex, w, b, u)
+        confident = choose_confident(rows)
+        fits[name] = {"dropped": sorted(dropped), "weights": {f: round(float(v), 4) for f, v in zip(targets.FEATURES, w)},
+                      "null_score": round(b, 4), "unheld_weight": round(u, 4), "confident": confident,
+                      "blocks": table(rows, confident)}
+        log(f"{name}: CONFIDENT {confident}")
+
+    def pct(x: float | None) -> str:
+        return "—" if x is None else f"{100 * x:.1f}"
+
+    names_ = list(fits)
+    lines = [f"# The target model without some of its inputs, {args.split} split", "",
+             f"Command: `{common.command_line('target_model.py', None)}` · {machine()['date']}", "",
+             "Each variant fitted on the same dev examples, with its own CONFIDENT (at most 1 % of the sure answers "
+             "wrong over every block but the absent ones). Per block: coverage (sure) % / wrong among sure % / top "
+             "candidate right %; for the absent blocks, coverage is the share answered for sure, all wrong.", "",
+             *[f"- **{n}**: CONFIDENT {fits[n]['confident']}" for n in names_], "",
+             "| block | examples | " + " | ".join(names_) + " |", "|---|---|" + "---|" * len(names_)]
+    for i, r in enumerate(fits[names_[0]]["blocks"]):
+        cells = [f"{pct(b['coverage'])} / {pct(b['wrong_sure'])} / {pct(b['top_right'])}"
+                 for b in (fits[n]["blocks"][i] for n in names_)]
+        lines.append(f"| {r['block']} | {r['examples']} | " + " | ".join(cells) + " |")
+    result = {"split": args.split, "variants": fits, "machine": machine(),
+              "command": common.command_line("target_model.py", None)}
+    write_results(f"target-model-{args.split}-variants", result, "\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["fit", "measure", "compare"])
+    parser.add_argument("what", choices=["fit", "measure", "compare", "variants"])
     parser.add_argument("--before", help="compare: a stored fit (its json) to set beside the current one")
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
     parser.add_argument("--datasets", default="cuad,contractnli")
@@ -249,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     data = examples(args.split, args.datasets.split(","))
     if args.what == "compare":
         return compare(data, args)
+    if args.what == "variants":
+        if args.split != "dev":
+            raise SystemExit("the variants are compared on dev only")
+        return variants(data, args)
     if args.what == "fit":
         w, b, u = fit(data)
         confident = choose_confident(scored(data, w, b, u))

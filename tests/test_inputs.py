@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from sac.errors import ConfigError, QueryError
 from sac.evaluation.runs import open_run
 from sac.ingest.catalog import corpus_name
 from sac.methods import parse_methods
+from sac.retrieval.targets import CONFIDENT
 from sac.types import MAX_K, MAX_QUERY_CHARS, Document
 from sac.usecases.workbench import Workbench
 from sac.workspace import Workspace
@@ -139,10 +141,11 @@ def test_cli_query_says_what_a_routed_method_read_in_the_title(built, cli):
     assert "Named:" not in plain
     lines = routed.splitlines()
     named = "AG Projects · Non-Disclosure Agreement — AGProjects-NDA"  # its parties and type, the file title beside
-    assert lines[:3] == [
+    sure = re.fullmatch(rf"   Named: {re.escape(named)} \((\d+)% sure\): its text writes the company name “agprojects” "
+                        r"\(letters and digits compared\) \(no other document writes it\)\.", lines[1])
+    assert sure and int(sure.group(1)) >= 100 * CONFIDENT  # the model's probability, at least the sure threshold
+    assert [lines[0], lines[2]] == [
         "   Searched as: Consider the Non-Disclosure Agreement of AG Projects; Who may receive it?",
-        f"   Named: {named} (98% sure): its text writes the company name “agprojects” (letters and digits "
-        "compared) (no other document writes it).",
         f"   Searched inside: {named}",
     ]
     assert len(lines) == 6 and all(f" {ag} [" in line and "WRONG-DOC" not in line for line in lines[3:])

@@ -13,6 +13,7 @@ from sac.index.lexical import LexicalIndex, Lexicon, tokenize
 from sac.ingest.benchmark import load_benchmark
 from sac.render import trace as render_trace
 from sac.retrieval import targets
+from sac.summaries import facts
 from sac.types import Document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +85,22 @@ def test_the_same_clue_is_less_sure_in_a_larger_corpus():
     assert small[0] > large[0]
 
 
+def test_a_clue_no_other_document_holds_is_no_less_sure_in_a_larger_corpus():
+    """Every document starts equally likely, so the one clue that points to one document of 250 must outweigh 249
+    others: ``alone_ln_corpus`` grows with the corpus, and the same clue held alone is at least as sure among 250
+    contracts as among 6 (without it, a word only one of 251 CUAD contracts writes gave its contract 22 %)."""
+    from sac.retrieval.trace import Match
+
+    clue = [Match("azul", "text", "Azul", 0, 1)]
+    sure = {}
+    for n in (6, 250, 10_000):
+        x = targets.features(clue, n)
+        assert x["alone"] == 1 and x["alone_ln_corpus"] == pytest.approx(np.log(n))
+        score = sum(targets.WEIGHTS[f] * v for f, v in x.items())
+        sure[n] = targets.probabilities(np.array([score]), n, targets.NULL_SCORE)[0][0]
+    assert sure[6] <= sure[250] <= sure[10_000] and sure[250] >= targets.CONFIDENT
+
+
 def test_the_model_holds_the_fit_stored_from_the_dev_split():
     """The weights, the none option (and its lift per unheld word) and the sure threshold are the stored dev fit
     (bench/target_model.py fit)."""
@@ -97,8 +114,8 @@ def test_the_model_holds_the_fit_stored_from_the_dev_split():
 def test_a_party_that_starts_a_squashed_filer_name_points_to_its_contract():
     """FLOTEKINDUSTRIESINCCN is written nowhere whole; Flotek's supply agreement names its party "Flotek Chemistry,
     LLC", whose first word starts the filer's name. "European" starts EUROPEANMICROHOLDINGSINC and Accuray's
-    distributor agreement writes it, but as no party's name: no clue, and no sure pick of a contract not in the
-    corpus."""
+    distributor agreement writes it, but as no party's name and not in its head ("Europe" is there, a shorter start
+    and another word): no clue, and no sure pick of a contract not in the corpus."""
     flotek = "FLOTEKINDUSTRIESINCCN_05_09_2019-EX-10.1-SUPPLY AGREEMENT.txt"
     seven = corpus([Document(name, (CUAD / name).read_text(encoding="utf-8")) for name in [*SIX, flotek]])
     resolved = targets.resolve_targets(seven, f"Consider {flotek[:-4]}; what is the term?", 1, file_names=True)
@@ -110,6 +127,43 @@ def test_a_party_that_starts_a_squashed_filer_name_points_to_its_contract():
     absent = targets.resolve_targets(
         seven, "Consider EUROPEANMICROHOLDINGSINC_01_01_2000-EX-10-DISTRIBUTOR AGREEMENT; who pays?", 1, file_names=True)
     assert "european" in seven.document_texts()[0].casefold()
-    assert not absent.confident and not any(m.kind == "start" for c in absent.candidates for m in c.matches)
+    assert not absent.confident and not any(m.kind in ("start", "text_start")
+                                            for c in absent.candidates for m in c.matches)
+    assert "europe" in seven.document_texts()[0][:facts.HEAD_CHARS].casefold()
     whole = targets.evidence(seven, "Consider ACCURAYINC_09_01_2010-EX-10.31-DISTRIBUTOR AGREEMENT; who pays?")
     assert {m.kind for m in whole[SIX[0]]} >= {"name"} and not any(m.kind == "start" for m in whole[SIX[0]])
+
+
+def test_a_start_of_the_filer_name_written_in_a_contracts_head_points_to_it(six):
+    """RUBIOSRESTAURANTSINC is written nowhere whole, and Rubio's sponsorship agreement names its sponsor in a form
+    layout ("SPONSOR: Name: Rubio's Fresh Mexican Grill") that no party extraction reads; its head writes the name's
+    start "Rubio's" as words, which no other of seven contracts writes: the contract is found, for sure, from that."""
+    rubios = "RUBIOSRESTAURANTSINC_03_31_2008-EX-10.75-SPONSORSHIP AGREEMENT.txt"
+    seven = corpus([*(Document(d, t) for d, t in zip(six.ids, six.document_texts())),
+                    Document(rubios, (CUAD / rubios).read_text(encoding="utf-8"))])
+    resolved = targets.resolve_targets(seven, f"Consider {rubios[:-4]}; what is the term?", 1, file_names=True)
+    top = resolved.candidates[0]
+    assert top.doc_id == rubios and resolved.confident
+    assert not any(m.kind == "start" for m in top.matches)  # no party of it starts the name
+    [start] = [m for m in top.matches if m.kind == "text_start"]
+    assert (start.word, start.found, start.holders) == ("rubios", "Rubio's", 1)
+    assert seven.document_texts()[-1][start.at:start.at + len(start.found)] == "Rubio's" and start.at < facts.HEAD_CHARS
+    assert "writes “Rubio's”, the start of the company name asked" in render_trace._clues(top, file_names=True)
+    assert targets.unheld(seven, f"Consider {rubios[:-4]}; what is the term?") == 0
+
+
+def test_a_start_of_type_words_alone_is_no_start(six, ndas):
+    """A file name that opens with the document's type ("NonDisclosureAgreementNDASAMITT20190002v2"), asked of six
+    CUAD contracts and one NDA: the NDA's head writes that name's start "Non-Disclosure Agreement" as words, and so
+    does one franchise agreement's, but type words say what kind of document, not which: no clue from it, and no
+    sure pick."""
+    [nda] = [d for d in ndas.ids if d.endswith("AGProjects-NDA.txt")]
+    seven = corpus([*(Document(d, t) for d, t in zip(six.ids, six.document_texts())),
+                    Document(nda, ndas.document_texts()[ndas.ids.index(nda)])])
+    asked = "Consider the NonDisclosureAgreementNDASAMITT20190002v2; who may receive it?"
+    heads = [text[:facts.HEAD_CHARS].casefold() for text in seven.document_texts()]
+    writers = [i for i, head in enumerate(heads) if "non-disclosure agreement" in head]
+    assert 6 in writers and len(writers) <= targets.MAX_SHARE * len(heads)  # few enough to be a clue, were it one
+    clues = targets.evidence(seven, asked)
+    assert not any(m.kind == "text_start" for found in clues.values() for m in found)
+    assert not targets.resolve_targets(seven, asked, 1, file_names=True).confident

@@ -117,7 +117,8 @@ def _clues(candidate: Candidate, file_names: bool = False) -> str:
     """The strongest clues that point to a candidate, in words.
 
     ``file_names``: the clues were read in its file name as well as its text."""
-    strength = {"quote": 0, "name": 1, "party": 2, "initials": 3, "start": 4, "heading": 5, "title": 6, "text": 7}
+    strength = {"quote": 0, "name": 1, "party": 2, "initials": 3, "start": 4, "text_start": 5, "heading": 6, "title": 7,
+                "text": 8}
     seen: set[str] = set()
     shown: list[str] = []
     for m in sorted(candidate.matches, key=lambda m: (strength.get(m.kind, 9), m.holders)):
@@ -135,6 +136,7 @@ def _clue(m: Match, where: str = "its text") -> str:
         "heading": f"{where} has the heading “{m.word}”",
         "name": f"{where} writes the company name “{m.word}” (letters and digits compared)",
         "start": f"its party “{m.found}” starts the company name asked (letters and digits compared)",
+        "text_start": f"{where} writes “{m.found}”, the start of the company name asked (letters and digits compared)",
         "party": f"“{m.word}” is a word of its party “{m.found}”",
         "title": f"“{m.word}” is a word of its title “{m.found}”",
         "text": f"{where} writes “{m.found}”",

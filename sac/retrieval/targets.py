@@ -15,12 +15,17 @@ lifts all ten, so each keeps a tenth of what it would; the same clue is the more
 The kinds: the whole title quoted in the text (``quote``; ``heading`` where the title is type words alone, "Mutual
 Non-Disclosure Agreement"), a squashed company name (``name``), a word of the document's parties or their defined
 short names (``party``), of its title (``title``), of its text at all (``text``), a party whose first word(s) start
-a squashed name no document writes whole (``start``: "Flotek Chemistry, LLC" for "FLOTEKINDUSTRIESINCCN"), and
-initials the text spells out where no document writes the word (``initials``); ``alone`` counts the clues no other
-document holds, which name one document whatever the corpus's size. ``unheld`` counts the question's name words that
-no document of the corpus writes at all ("Flotek" asked of five NDAs): the contract it names is likely not in the
-corpus, so they lift the "none" option. The weights, UNHELD_WEIGHT, NULL_SCORE, CONFIDENT and LIKELY are fitted and
-chosen on the dev split (bench/target_model.py; docs/methods.md lists every knob with the data it was set on).
+a squashed name no document writes whole (``start``: "Flotek Chemistry, LLC" for "FLOTEKINDUSTRIESINCCN"), the
+longest start of such a name that the texts write as whole words, where a text writes it in its head (``text_start``:
+"Rubio's" for "RUBIOSRESTAURANTSINC", where the contract names its party in a form layout), and initials the text spells out where
+no document writes the word (``initials``); ``alone`` counts the clues no other document holds, which name one
+document whatever the corpus's size, and ``alone_ln_corpus`` is that count times the natural log of the corpus's size:
+every document starts equally likely, so a clue that points to one document of N must outweigh the N - 1 others, and
+one no other of 250 documents holds says more than one no other of 3 does (the dev fit gives it a weight near 1, as
+that reasoning expects). ``unheld`` counts the question's name words that no document of the corpus writes at all,
+nor a start of them as words ("Flotek" asked of five NDAs): the contract it names is likely not in the corpus, so they
+lift the "none" option. The weights, UNHELD_WEIGHT, NULL_SCORE, CONFIDENT and LIKELY are fitted and chosen on the dev
+split (bench/target_model.py; docs/methods.md lists every knob with the data it was set on).
 
 ``resolve_targets`` is the pipeline's stage: the candidates with their probabilities and evidence, whether the top
 one is sure (P >= CONFIDENT), and how many documents the chunks are searched inside (a titled question: N, the
@@ -55,13 +60,15 @@ from sac.summaries.facts import extract_facts
 from sac.summaries.parties import ROLE_WORDS
 from sac.types import Document
 
-FEATURES = ("quote", "heading", "name", "start", "party", "title", "text", "initials", "alone")
+FEATURES = ("quote", "heading", "name", "start", "text_start", "party", "title", "text", "initials", "alone",
+            "alone_ln_corpus")
 # Fitted on the dev split (bench/results/target-model-dev.json, made by bench/target_model.py fit).
-WEIGHTS: dict[str, float] = {"quote": 0.4863, "heading": 3.8755, "name": 3.6294, "start": 1.5907, "party": 1.4039,
-                             "title": 2.7312, "text": 1.5248, "initials": 0.9942, "alone": 2.9077}
-UNHELD_WEIGHT = 1.9583  # the "none" option's lift per name word of the question that no document writes
-NULL_SCORE = 3.994  # the "none of these documents" option's score
-CONFIDENT = 0.5  # the top candidate is sure from this probability on (chosen on dev for at most 1 % wrong)
+WEIGHTS: dict[str, float] = {"quote": 0.1923, "heading": 3.8018, "name": 2.9293, "start": 0.7762, "text_start": 0.8203,
+                             "party": 1.5973, "title": 2.8041, "text": 1.3238, "initials": 0.9467, "alone": 0.9734,
+                             "alone_ln_corpus": 1.0673}
+UNHELD_WEIGHT = 2.3215  # the "none" option's lift per name word of the question that no document writes
+NULL_SCORE = 3.8676  # the "none of these documents" option's score
+CONFIDENT = 0.502  # the top candidate is sure from this probability on (chosen on dev for at most 1 % wrong)
 LIKELY = 0.1  # a candidate this probable is offered ("which contract did you mean?") and ranked first (a stated choice)
 MAX_HOLDERS = 50  # a clue more documents hold than this is no clue (it would count at most 1/50)
 MAX_SHARE = 0.5  # nor is one that more than half the corpus holds: it says nothing about which of them
@@ -96,7 +103,7 @@ def candidates(documents: LexicalIndex, asked: str, weights: dict[str, float] | 
     unheld_weight = UNHELD_WEIGHT if unheld_weight is None else unheld_weight
     clues = evidence(documents, asked)
     order = sorted(clues)
-    scores = np.array([sum(weights[f] * x for f, x in features(clues[d]).items()) for d in order])
+    scores = np.array([sum(weights[f] * x for f, x in features(clues[d], len(documents)).items()) for d in order])
     p, none = probabilities(scores, len(documents), null_score + unheld_weight * unheld(documents, asked))
     found = [Candidate(d, float(q), tuple(clues[d])) for d, q in zip(order, p)]
     found.sort(key=lambda c: (-c.probability, c.doc_id))
@@ -116,17 +123,19 @@ def probabilities(scores: np.ndarray, corpus: int, null_score: float) -> tuple[n
     return exp / total, none / total
 
 
-def features(matches: list[Match]) -> dict[str, float]:
-    """x_f of one document: per kind of clue, how many distinct ones it holds; ``alone``: how many no other holds.
+def features(matches: list[Match], corpus: int) -> dict[str, float]:
+    """x_f of one document of a corpus of ``corpus`` documents: per kind of clue, how many distinct ones it holds.
 
-    A quoted title, a squashed name, its start and initials count once each, their fullest form; a heading of type
-    words alone ("Non-Disclosure Agreement") is no clue that only its holder holds."""
+    ``alone``: how many no other document holds, and ``alone_ln_corpus`` that count times ln(corpus). A quoted
+    title, a squashed name, its starts and initials count once each, their fullest form; a heading of type words alone
+    ("Non-Disclosure Agreement") is no clue that only its holder holds."""
     x = dict.fromkeys(FEATURES, 0.0)
-    for kind in ("quote", "heading", "name", "start", "initials"):
+    for kind in ("quote", "heading", "name", "start", "text_start", "initials"):
         x[kind] = float(any(m.kind == kind for m in matches))
     for kind in ("party", "title", "text"):
         x[kind] = float(len({m.word for m in matches if m.kind == kind}))
     x["alone"] = float(len({m.word for m in matches if m.holders == 1 and m.kind != "heading"}))
+    x["alone_ln_corpus"] = x["alone"] * float(np.log(max(corpus, 1)))
     return x
 
 
@@ -208,7 +217,43 @@ def _squashed_clues(documents: LexicalIndex, asked: str, most: int) -> list[tupl
         if start and 0 < len(starters) <= most:
             found += [(ids[row], Match(start, "start", name, _find(texts_of[row], name), len(starters)))
                       for row, name in starters]
+    for start, writers in dict(_text_start(documents, key, most) for key in unwritten).items():
+        if start:
+            found += [(ids[row], Match(start, "text_start", spelled, at, len(writers))) for row, spelled, at in writers]
     return found
+
+
+def _text_start(documents: LexicalIndex, key: str, most: int) -> tuple[str, list[tuple[int, str, int]]]:
+    """The longest start of squashed name ``key`` that a text writes as whole words, and the texts whose head does.
+
+    "RUBIOSRESTAURANTSINC" where the contract writes "Rubio's Fresh Mexican Grill": the start "rubios", written as
+    the words "Rubio's". At least ``MIN_PREFIX`` letters and shorter than ``key``; type, role and legal-form words
+    alone are no start. The longest start any text writes is taken for the name's first word(s): a shorter one is another word
+    that shares its letters ("Europe" of "EUROPEANMICROHOLDINGSINC" where a text writes "European"). It is a clue of
+    the texts that write it in their head (``facts.HEAD_CHARS``, where the summarizer reads the parties): a contract
+    names its own company there, and the same word far into another contract is a mention. No clue where more than
+    ``most`` heads write it. Returns the start and (row, what the text writes, where) of each text whose head writes
+    it; ("", []) where none is."""
+    texts = squashed_texts(documents)
+    texts_of = documents.document_texts()
+    for n in range(len(key) - 1, MIN_PREFIX - 1, -1):
+        start = key[:n]
+        rows = texts.holding(start)
+        pattern = re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, start)) + r"(?![^\W_])", re.IGNORECASE)
+        somewhere = next((m for m in (pattern.search(texts_of[row]) for row in rows) if m), None)
+        if somewhere is None:
+            continue
+        if all(w in GENERIC_WORDS for w in _words_of(somewhere.group(0))):
+            return "", []  # "Non-Disclosure Agreement (NDA" of "NONDISCLOSUREAGREEMENTNDASAMITT": says what kind
+        written: list[tuple[int, str, int]] = []
+        for row in rows:
+            where = pattern.search(texts_of[row], 0, facts.HEAD_CHARS)
+            if where:
+                written.append((row, where.group(0), where.start()))
+                if len(written) > most:
+                    return "", []
+        return start, written
+    return "", []
 
 
 def _party_start(documents: LexicalIndex, key: str) -> tuple[str, list[tuple[int, str]]]:
@@ -258,12 +303,14 @@ def unheld(documents: LexicalIndex, asked: str) -> int:
     """How many of the question's name words no document of the corpus writes.
 
     Type, role and legal-form words aside (``GENERIC_WORDS``); a word written inside a squashed name counts as
-    written ("flotekindustries" holds "flotek")."""
+    written ("flotekindustries" holds "flotek"), and so does a squashed name a text writes a start of as whole words
+    ("Rubio's" of "rubiosrestaurantsinc": ``_text_start``)."""
     words = [w for w in name_words(asked) if w not in GENERIC_WORDS]
     if not words:
         return 0
     texts = squashed_texts(documents)
-    return sum(1 for w in words if not documents.ids_with(w) and not texts.holding(names.squash(w)))
+    return sum(1 for w in words if not documents.ids_with(w) and not texts.holding(names.squash(w))
+               and not _text_start(documents, names.squash(w), len(documents))[0])
 
 
 def _find(text: str, phrase: str) -> int:

@@ -26,7 +26,7 @@ class Match:
     """One clue of a question found in a document: what the question wrote, of what kind, what the document writes."""
 
     word: str  # the question's word, name or title
-    kind: str  # "quote", "heading", "name", "start", "party", "title", "text" or "initials" (targets.FEATURES)
+    kind: str  # "quote", "heading", "name", "start", "text_start", "party", "title", "text" or "initials" (targets.FEATURES)
     found: str  # what the document writes: the party or title it is a word of, the spelled-out initials, or the word
     at: int  # where in the document's text (a character offset; -1 where the clue is not one place)
     holders: int  # how many documents of the corpus hold it
