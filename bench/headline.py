@@ -33,16 +33,17 @@ DATASETS = ("cuad", "contractnli")
 # documents in dev: the baseline (no summary) from the paper's methods' run, the methods with a summary
 # (sac-generic, sac-expert and recommended) from their run with the current built-in summaries, which name their
 # contract and answer no clause question and find more of its parties (BUILTIN_VERSION 14;
-# bench/notes/2026-12-07-summaries-that-name.md, bench/notes/2026-12-07-summaries-v12-to-v14.md).
+# bench/notes/2026-12-07-summaries-that-name.md, bench/notes/2026-12-07-summaries-v12-to-v14.md), with target
+# resolution's third fit (bench/notes/2026-12-07-target-model-third-fit.md).
 # Test: run once per change, after its choices were fixed on dev.
 RUNS = {
     "dev": {
-        "cuad": ("selection-dev-paper-cuad", "selection-dev-v14-cuad"),
-        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-v14-contractnli"),
+        "cuad": ("selection-dev-paper-cuad", "selection-dev-fit3-cuad"),
+        "contractnli": ("selection-dev-paper-contractnli", "selection-dev-fit3-contractnli"),
     },
     "test": {
-        "cuad": ("selection-test-paper-cuad", "selection-test-v14-cuad"),
-        "contractnli": ("selection-test-paper-contractnli", "selection-test-v14-contractnli"),
+        "cuad": ("selection-test-paper-cuad", "selection-test-fit3-cuad"),
+        "contractnli": ("selection-test-paper-contractnli", "selection-test-fit3-contractnli"),
     },
 }
 METHODS = ("baseline", "sac-generic", "sac-expert", parse_method(RECOMMENDED).name)
