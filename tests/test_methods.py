@@ -806,8 +806,12 @@ def test_cli_query_names_the_recommended_method_and_what_it_read(built, cli):
     assert lines[1] == ("   Searched as: Consider the Non-Disclosure Agreement of Inventor Product Development Experts Inc; "
                         "Who may receive Confidential Information?")
     # The title's squashed name spells "Inventor" before the party the text writes ("Product Development Experts,
-    # Inc."): no clue names the contract for sure, and the document ranking still finds it.
-    assert lines[2].startswith("   Named: no document for sure")
+    # Inc."); the NDA's head writes "Inventor", the name's start, and no other NDA does: a candidate, not a sure pick
+    # (the name's other words are written nowhere), offered and searched.
+    assert lines[2].startswith("   Named: not sure which contract: Product Development Experts · Mutual Non-Disclosure "
+                               "Agreement — ")
+    assert "writes “Inventor”, the start of the company name asked" in lines[2]
+    assert lines[2].endswith("searched inside the most probable. Which contract did you mean?")
     assert lines[3] == ("   Searched inside: Product Development Experts · Mutual Non-Disclosure Agreement — "
                         f"{Path(target).stem}")
     assert lines[4] == ("   Ranked inside by: the question without its title: “Who may receive Confidential Information?”; "
