@@ -17,8 +17,8 @@ Non-Disclosure Agreement"), a squashed company name (``name``), a word of the do
 short names (``party``), of its title (``title``), of its text at all (``text``), a party whose first word(s) start
 a squashed name no document writes whole (``start``: "Flotek Chemistry, LLC" for "FLOTEKINDUSTRIESINCCN"), the
 longest start of such a name that the texts write as whole words, where a text writes it in its head (``text_start``:
-"Rubio's" for "RUBIOSRESTAURANTSINC", where the contract names its party in a form layout), and initials the text spells out where
-no document writes the word (``initials``); ``alone`` counts the clues no other document holds, which name one
+"Rubio's" for "RUBIOSRESTAURANTSINC", where the contract names its party in a form layout), and initials the text
+spells out where no document writes the word (``initials``); ``alone`` counts the clues no other document holds, which name one
 document whatever the corpus's size, and ``alone_ln_corpus`` is that count times the natural log of the corpus's size:
 every document starts equally likely, so a clue that points to one document of N must outweigh the N - 1 others, and
 one no other of 250 documents holds says more than one no other of 3 does (the dev fit gives it a weight near 1, as
@@ -228,17 +228,19 @@ def _text_start(documents: LexicalIndex, key: str, most: int) -> tuple[str, list
 
     "RUBIOSRESTAURANTSINC" where the contract writes "Rubio's Fresh Mexican Grill": the start "rubios", written as
     the words "Rubio's". At least ``MIN_PREFIX`` letters and shorter than ``key``; type, role and legal-form words
-    alone are no start. The longest start any text writes is taken for the name's first word(s): a shorter one is another word
-    that shares its letters ("Europe" of "EUROPEANMICROHOLDINGSINC" where a text writes "European"). It is a clue of
-    the texts that write it in their head (``facts.HEAD_CHARS``, where the summarizer reads the parties): a contract
-    names its own company there, and the same word far into another contract is a mention. No clue where more than
-    ``most`` heads write it. Returns the start and (row, what the text writes, where) of each text whose head writes
+    alone are no start. The longest start any text writes is taken for the name's first word(s): a shorter one is
+    another word that shares its letters ("Europe" of "EUROPEANMICROHOLDINGSINC" where a text writes "European"). It
+    is a clue of the texts that write it in their head (``facts.HEAD_CHARS``, where the summarizer reads the
+    parties): a contract names its own company there, and the same word far into another contract is a mention. No
+    clue where more than ``most`` heads write it. Returns the start and (row, what the text writes, where) of each text whose head writes
     it; ("", []) where none is."""
     texts = squashed_texts(documents)
     texts_of = documents.document_texts()
     for n in range(len(key) - 1, MIN_PREFIX - 1, -1):
         start = key[:n]
         rows = texts.holding(start)
+        if not rows:
+            continue
         pattern = re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, start)) + r"(?![^\W_])", re.IGNORECASE)
         somewhere = next((m for m in (pattern.search(texts_of[row]) for row in rows) if m), None)
         if somewhere is None:
